@@ -1,0 +1,43 @@
+/**
+ * Run-local tool-call ids. Provider ids (toolu_…, call_…) become `call-N` in order
+ * of first appearance in the run (in a request's history or in a response), so record
+ * and replay assign the same N. Replayed responses carry wire ids of Blackbox's own
+ * form (`bbx_call-N`), which map back to the same `call-N` when the agent sends them back.
+ */
+export class ToolCallIds {
+  private readonly toCall = new Map<string, string>();
+  private next = 0;
+
+  /** The call-N for a provider (or replayed) id, assigning the next N to an unseen id. */
+  callIdFor(wireId: string): string {
+    let id = this.toCall.get(wireId);
+    if (id === undefined) {
+      id = `call-${this.next++}`;
+      this.toCall.set(wireId, id);
+    }
+    return id;
+  }
+
+  /** The wire id a replayed response uses for call-N; registered so it maps back. */
+  wireIdFor(callId: string): string {
+    const wire = `bbx_${callId}`;
+    this.register(wire, callId);
+    return wire;
+  }
+
+  /** Maps a wire id to a known call id and keeps the counter past it. */
+  register(wireId: string, callId: string): void {
+    this.toCall.set(wireId, callId);
+    const m = /^call-(\d+)$/.exec(callId);
+    if (m) this.next = Math.max(this.next, Number(m[1]) + 1);
+  }
+
+  /** Continue numbering after call-N (fork: ids already present in a copied prefix). */
+  seedPast(maxIndex: number): void {
+    this.next = Math.max(this.next, maxIndex + 1);
+  }
+
+  get nextIndex(): number {
+    return this.next;
+  }
+}

@@ -1,0 +1,64 @@
+import type {
+  JsonValue,
+  ModelOutput,
+  TerminalPayload,
+  ToolCall,
+  TraceStep,
+} from "./types.js";
+
+/** Every tool call of a model output, whichever of the two shapes it has. */
+export function toolCallsOf(output: ModelOutput | JsonValue): ToolCall[] {
+  if (output === null || typeof output !== "object" || Array.isArray(output)) return [];
+  const o = output as Record<string, unknown>;
+  if (o.type === "tool_call") {
+    return [{ toolCallId: o.toolCallId as string, toolName: o.toolName as string, toolInput: o.toolInput as JsonValue }];
+  }
+  if (o.type === "tool_calls" && Array.isArray(o.calls)) {
+    return (o.calls as ToolCall[]).map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, toolInput: c.toolInput }));
+  }
+  return [];
+}
+
+/** The text a model output carries (final answer text, or the text beside tool calls). */
+export function textOf(output: ModelOutput | JsonValue): string | undefined {
+  if (output === null || typeof output !== "object" || Array.isArray(output)) return undefined;
+  const o = output as Record<string, unknown>;
+  return typeof o.text === "string" ? o.text : undefined;
+}
+
+export function isTerminalPayload(payload: JsonValue): payload is TerminalPayload & JsonValue {
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) return false;
+  return payload.event === "run_completed" || payload.event === "run_failed";
+}
+
+/** The terminal metadata step of a trace (the last metadata step carrying run_completed / run_failed). */
+export function terminalStepOf(steps: readonly TraceStep[]): TraceStep | undefined {
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const s = steps[i]!;
+    if (s.type === "metadata" && isTerminalPayload(s.payload)) return s;
+  }
+  return undefined;
+}
+
+/** Highest N among `call-N` ids in the given steps' payloads, or -1. */
+export function maxCallIndex(steps: readonly TraceStep[]): number {
+  let max = -1;
+  const visit = (v: unknown): void => {
+    if (typeof v === "string") {
+      const m = /^call-(\d+)$/.exec(v);
+      if (m) max = Math.max(max, Number(m[1]));
+    } else if (Array.isArray(v)) {
+      for (const x of v) if (x && typeof x === "object") visit(x);
+    } else if (v && typeof v === "object") {
+      const o = v as Record<string, unknown>;
+      if (typeof o.toolCallId === "string") visit(o.toolCallId);
+      for (const [k, x] of Object.entries(o)) if (k !== "toolCallId" && typeof x === "object") visit(x);
+    }
+  };
+  for (const s of steps) visit(s.payload);
+  return max;
+}
+
+export function callId(n: number): string {
+  return `call-${n}`;
+}
