@@ -1,0 +1,98 @@
+/**
+ * Text -> Trace, with a clear TraceLoadError for every way a cassette can be
+ * unreadable. Pure: the caller reads the file (src/edges/store.ts).
+ */
+import { TraceLoadError } from "../errors.js";
+import { checkShape, type ShapeProblem } from "./shape.js";
+import { CURRENT_TRACE_VERSION, type Trace } from "./types.js";
+
+const LEGACY_MARKER = "[tool_call:";
+
+function where(file: string | undefined): string {
+  return file === undefined ? "cassette" : `cassette ${file}`;
+}
+
+/** Line and column (1-based) of a character offset. */
+export function lineColumnOf(text: string, position: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < position && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: position - lineStart + 1 };
+}
+
+function syntaxError(text: string, error: unknown, file: string | undefined): TraceLoadError {
+  const raw = error instanceof Error ? error.message : String(error);
+  const m = /position (\d+)/.exec(raw);
+  const position = m ? Number(m[1]) : text.length;
+  const { line, column } = lineColumnOf(text, position);
+  const reason = raw.replace(/\s*in JSON at position \d+.*$/s, "").replace(/^JSON\.parse: /, "");
+  const at = text.trim() === "" ? "it is empty" : `line ${line}, column ${column}: ${reason}`;
+  return new TraceLoadError(
+    `${where(file)} is not valid JSON (${at}). Restore the file from version control or re-record the run.`,
+    { file },
+  );
+}
+
+/**
+ * Parses cassette text as JSON and rejects v1 cassettes; does not check the
+ * schema (verifyTrace reports schema problems one by one).
+ */
+export function parseTraceJson(text: string, file?: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw syntaxError(text, error, file);
+  }
+  const version = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as { version?: unknown }).version : undefined;
+  if (version === 1 || (version === undefined && text.includes(LEGACY_MARKER))) {
+    throw new TraceLoadError(
+      `${where(file)} is a v1 cassette (legacy "[tool_call:...]" string encoding); this Blackbox reads only version ${CURRENT_TRACE_VERSION} and there is no migration. Re-record the run to get a v${CURRENT_TRACE_VERSION} cassette.`,
+      { file, jsonPath: "version" },
+    );
+  }
+  return value;
+}
+
+function listProblems(problems: ShapeProblem[]): string {
+  const shown = problems.slice(0, 5).map((p) => `  ${p.path}: ${p.message}`);
+  if (problems.length > 5) shown.push(`  ... and ${problems.length - 5} more (run \`blackbox verify\` to see them all)`);
+  return shown.join("\n");
+}
+
+/** Parses and validates a v2 cassette. Throws TraceLoadError saying what is wrong and what to do. */
+export function parseTrace(text: string, file?: string): Trace {
+  const value = parseTraceJson(text, file);
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TraceLoadError(
+      `${where(file)} is not a cassette: expected a JSON object with version, id, createdAt and steps. Check that you passed the right file.`,
+      { file },
+    );
+  }
+  const version = (value as { version?: unknown }).version;
+  if (version === undefined) {
+    throw new TraceLoadError(
+      `${where(file)} has no \`version\` field, so it is not a Blackbox cassette (or was written by something else). Check the file, or re-record the run.`,
+      { file, jsonPath: "version" },
+    );
+  }
+  if (version !== CURRENT_TRACE_VERSION) {
+    throw new TraceLoadError(
+      `${where(file)} has unsupported version ${JSON.stringify(version)}; this Blackbox reads version ${CURRENT_TRACE_VERSION}. Use the Blackbox release that wrote it, or re-record the run.`,
+      { file, jsonPath: "version" },
+    );
+  }
+  const problems = checkShape(value);
+  if (problems.length > 0) {
+    throw new TraceLoadError(
+      `${where(file)} does not match the cassette format (version ${CURRENT_TRACE_VERSION}):\n${listProblems(problems)}\nFix these fields or re-record the run.`,
+      { file, jsonPath: problems[0]!.path },
+    );
+  }
+  return value as Trace;
+}
