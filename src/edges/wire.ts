@@ -1,0 +1,97 @@
+/**
+ * Turning what a dispatcher receives (undici dispatch options) into a WireRequest,
+ * and a session response body into bytes.
+ */
+import type { WireRequest } from "../providers/types.js";
+
+export interface DispatchOptions {
+  origin?: string | URL;
+  path: string;
+  method: string;
+  headers?: unknown;
+  body?: unknown;
+  [key: string]: unknown;
+}
+
+export function requestUrl(opts: DispatchOptions): string {
+  return new URL(opts.path, String(opts.origin ?? "")).href;
+}
+
+function text(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("latin1");
+  return String(value);
+}
+
+/** Header names lower-cased; accepts a plain object, a flat [k, v, ...] array, pairs or a Headers-like iterable. */
+export function normalizeHeaders(headers: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  const add = (name: unknown, value: unknown) => {
+    if (value === undefined || value === null) return;
+    const key = text(name).toLowerCase();
+    const val = Array.isArray(value) ? value.map(text).join(", ") : text(value);
+    out[key] = key in out ? `${out[key]}, ${val}` : val;
+  };
+  if (headers === null || headers === undefined) return out;
+  if (Array.isArray(headers)) {
+    if (headers.length > 0 && Array.isArray(headers[0])) for (const [k, v] of headers as unknown[][]) add(k, v);
+    else for (let i = 0; i + 1 < headers.length; i += 2) add(headers[i], headers[i + 1]);
+    return out;
+  }
+  if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === "function") {
+    for (const [k, v] of headers as Iterable<[unknown, unknown]>) add(k, v);
+    return out;
+  }
+  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) add(k, v);
+  return out;
+}
+
+function toBytes(chunk: unknown): Uint8Array {
+  if (typeof chunk === "string") return Buffer.from(chunk, "utf8");
+  if (chunk instanceof Uint8Array) return chunk;
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw new TypeError(`blackbox: cannot read a request body chunk of type ${typeof chunk}`);
+}
+
+/** A request body as text: string, bytes, a Blob, or an (async) iterable of chunks. */
+export async function readBody(body: unknown): Promise<string | undefined> {
+  if (body === null || body === undefined) return undefined;
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
+    return Buffer.from(toBytes(body)).toString("utf8");
+  }
+  const b = body as { text?: () => Promise<string> } & Partial<AsyncIterable<unknown>> & Partial<Iterable<unknown>>;
+  if (typeof b.text === "function") return b.text();
+  const chunks: Uint8Array[] = [];
+  if (typeof b[Symbol.asyncIterator] === "function") {
+    for await (const chunk of b as AsyncIterable<unknown>) chunks.push(toBytes(chunk));
+  } else if (typeof b[Symbol.iterator] === "function") {
+    for (const chunk of b as Iterable<unknown>) chunks.push(toBytes(chunk));
+  } else {
+    throw new TypeError(`blackbox: cannot read a request body of type ${Object.prototype.toString.call(body)}`);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export async function wireRequest(opts: DispatchOptions): Promise<WireRequest> {
+  return {
+    method: String(opts.method).toUpperCase(),
+    url: requestUrl(opts),
+    headers: normalizeHeaders(opts.headers),
+    body: await readBody(opts.body),
+  };
+}
+
+/** Each chunk of a response body, whatever form the session gave it in. */
+export async function* bodyChunks(body: string | Uint8Array | AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  if (typeof body === "string") {
+    if (body.length > 0) yield Buffer.from(body, "utf8");
+    return;
+  }
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > 0) yield body;
+    return;
+  }
+  for await (const chunk of body) yield toBytes(chunk);
+}
