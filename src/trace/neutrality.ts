@@ -1,0 +1,146 @@
+/**
+ * Provider neutrality (trace-format.md, "What verify checks for provider
+ * neutrality"). Two levels:
+ * - structure (keys, ids, types, metadata): no provider ids, no provider
+ *   response keys, no API keys or key variable names;
+ * - user data (tool inputs/results/errors, input schemas, message text,
+ *   system prompt, final text, request params): only realistic credentials.
+ */
+import { appendPath } from "./jsonPath.js";
+
+export interface NeutralityProblem {
+  path: string;
+  message: string;
+}
+
+/** Keys whose values are the user's data: only credentials are flagged inside them. */
+const DATA_KEYS = new Set(["toolInput", "result", "error", "inputSchema", "text", "systemPrompt", "description", "params", "message"]);
+
+/** Keys of provider wire responses; none belongs in a neutral cassette. */
+export const PROVIDER_RESPONSE_KEYS = new Set([
+  "usage",
+  "stop_reason",
+  "stop_sequence",
+  "finish_reason",
+  "system_fingerprint",
+  "logprobs",
+  "top_logprobs",
+  "choices",
+  "tool_use_id",
+  "input_tokens",
+  "output_tokens",
+  "prompt_tokens",
+  "completion_tokens",
+  "total_tokens",
+  "cache_creation_input_tokens",
+  "cache_read_input_tokens",
+  "service_tier",
+]);
+
+const KEY_NAMES = /ANTHROPIC_API_KEY|OPENAI_API_KEY|^x-api-key$|^authorization$|^api[-_]?key$/i;
+const KEY_NAME_IN_TEXT = /ANTHROPIC_API_KEY|OPENAI_API_KEY|x-api-key/i;
+
+/** Provider-native ids: toolu_01..., msg_..., call_..., chatcmpl-..., resp_... (Blackbox's own ids are call-N). */
+const PROVIDER_ID = /(?<![A-Za-z0-9])(?:srvtoolu_|toolu_|msg_|call_|resp_|chatcmpl-)([A-Za-z0-9]+)(?![A-Za-z0-9_-])/g;
+
+/** Realistic credentials: Anthropic and OpenAI keys, bearer tokens. */
+const CREDENTIALS = [
+  /sk-ant-[A-Za-z0-9_-]{20,}/,
+  /sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}/,
+  /(?<![A-Za-z0-9])sk-[A-Za-z0-9]{32,}/,
+  /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/i,
+];
+
+function redact(text: string): string {
+  return text.length <= 12 ? `${text.slice(0, 4)}...` : `${text.slice(0, 10)}...`;
+}
+
+export function findCredential(text: string): string | undefined {
+  for (const re of CREDENTIALS) {
+    const m = re.exec(text);
+    if (m) return m[0];
+  }
+  return undefined;
+}
+
+export function findProviderId(text: string): string | undefined {
+  for (const m of text.matchAll(PROVIDER_ID)) {
+    const tail = m[1]!;
+    if (/[0-9]/.test(tail) || tail.length >= 16) return m[0];
+  }
+  return undefined;
+}
+
+const REDO = "Re-record the run with this Blackbox (it stores only neutral fields).";
+const LEAK = "Remove the secret (re-record the run without it) and rotate the key.";
+
+function checkString(text: string, path: string, structure: boolean, out: NeutralityProblem[], what: string): void {
+  const cred = findCredential(text);
+  if (cred) {
+    out.push({ path, message: `${what} contains what looks like an API key or bearer token (${redact(cred)}). ${LEAK}` });
+    return;
+  }
+  if (!structure) return;
+  const id = findProviderId(text);
+  if (id) out.push({ path, message: `${what} contains a provider-native id (${JSON.stringify(id)}); cassettes hold only Blackbox's call-N ids. ${REDO}` });
+  else if (KEY_NAME_IN_TEXT.test(text)) out.push({ path, message: `${what} names an API key variable or header; credentials never belong in a cassette. ${LEAK}` });
+}
+
+function walk(value: unknown, path: string, structure: boolean, out: NeutralityProblem[]): void {
+  if (typeof value === "string") {
+    checkString(value, path, structure, out, "value");
+    return;
+  }
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => walk(v, appendPath(path, i), structure, out));
+    return;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = appendPath(path, key);
+    if (structure) {
+      if (PROVIDER_RESPONSE_KEYS.has(key)) {
+        out.push({ path: childPath, message: `provider response key "${key}" is not part of the cassette format. ${REDO}` });
+      } else if (KEY_NAMES.test(key)) {
+        out.push({ path: childPath, message: `key "${key}" is an API key name or auth header; credentials never belong in a cassette. ${LEAK}` });
+      } else {
+        checkString(key, childPath, true, out, "key");
+      }
+    } else {
+      checkString(key, childPath, false, out, "key");
+    }
+    // `content` is data when it is plain text; as an array it holds structured parts.
+    const data = !structure || DATA_KEYS.has(key) || (key === "content" && typeof child === "string");
+    walk(child, childPath, !data, out);
+  }
+}
+
+/** Every neutrality problem in a value (a trace, a step, a payload), with JSON paths from `root`. */
+export function checkNeutrality(value: unknown, root = ""): NeutralityProblem[] {
+  const out: NeutralityProblem[] = [];
+  walk(value, root, true, out);
+  return out;
+}
+
+/** JSON paths of every string (value or key) containing one of the literal `secrets`. */
+export function findSecrets(value: unknown, secrets: string[]): string[] {
+  const needles = secrets.filter((s) => s.length > 0);
+  const found: string[] = [];
+  if (needles.length === 0) return found;
+  const hit = (s: string): boolean => needles.some((n) => s.includes(n));
+  const visit = (v: unknown, path: string): void => {
+    if (typeof v === "string") {
+      if (hit(v)) found.push(path);
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => visit(x, appendPath(path, i)));
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        const p = appendPath(path, k);
+        if (hit(k)) found.push(p);
+        visit(x, p);
+      }
+    }
+  };
+  visit(value, "");
+  return found;
+}

@@ -1,0 +1,91 @@
+/**
+ * verifyTrace: version, schema, hash chain and provider neutrality. Returns
+ * every problem with its step index and JSON path, not just the first. Pure.
+ */
+import { stepHash } from "./canonical.js";
+import { appendPath } from "./jsonPath.js";
+import { checkNeutrality } from "./neutrality.js";
+import { checkShape } from "./shape.js";
+import { CURRENT_TRACE_VERSION, type JsonValue } from "./types.js";
+
+export { findSecrets } from "./neutrality.js";
+
+export interface VerifyProblem {
+  /** The step the problem is in, or null for the trace's own fields. */
+  stepIndex: number | null;
+  /** JSON path from the trace root, like `steps[3].payload.toolCallId`. */
+  path: string;
+  message: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  problems: VerifyProblem[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function checkChain(trace: Obj, steps: unknown[], out: VerifyProblem[]): void {
+  const RECORD = "The cassette was edited or corrupted after recording: restore it from version control or re-record the run.";
+  steps.forEach((raw, i) => {
+    if (!isObj(raw)) return;
+    const at = (field: string): string => appendPath(appendPath("steps", i), field);
+    const problem = (field: string, message: string): void => {
+      out.push({ stepIndex: i, path: at(field), message: `${message} ${RECORD}` });
+    };
+    if (raw.index !== i) problem("index", `index is ${JSON.stringify(raw.index)} but the step is at position ${i}.`);
+    if (typeof trace.id === "string" && raw.id !== `${trace.id}:${i}`) {
+      problem("id", `id is ${JSON.stringify(raw.id)}, expected ${JSON.stringify(`${trace.id}:${i}`)}.`);
+    }
+    const prev = i === 0 ? null : isObj(steps[i - 1]) ? (steps[i - 1] as Obj).hash : undefined;
+    if (raw.prevHash !== prev) {
+      problem(
+        "prevHash",
+        i === 0
+          ? `the first step's prevHash must be null, got ${JSON.stringify(raw.prevHash)}.`
+          : `prevHash does not link to step ${i - 1} (expected ${JSON.stringify(prev)}, got ${JSON.stringify(raw.prevHash)}).`,
+      );
+    }
+    let recomputed: string | undefined;
+    try {
+      recomputed = stepHash({
+        index: raw.index as number,
+        type: raw.type as string,
+        timestamp: raw.timestamp as number,
+        payload: raw.payload as JsonValue,
+        prevHash: raw.prevHash as string | null,
+      });
+    } catch {
+      recomputed = undefined; // a field has no JSON form; the schema check reports it
+    }
+    if (recomputed !== undefined && recomputed !== raw.hash) {
+      problem("hash", `hash does not match the step's content (recomputed ${recomputed.slice(0, 12)}..., stored ${String(raw.hash).slice(0, 12)}...).`);
+    }
+  });
+}
+
+/** Checks a parsed cassette (any value) and lists every problem found. */
+export function verifyTrace(trace: unknown): VerifyResult {
+  const problems: VerifyProblem[] = [];
+  if (!isObj(trace)) {
+    problems.push({ stepIndex: null, path: "(root)", message: "a cassette must be a JSON object with version, id, createdAt and steps. Check that you passed the right file." });
+    return { ok: false, problems };
+  }
+  if (trace.version !== CURRENT_TRACE_VERSION) {
+    problems.push({
+      stepIndex: null,
+      path: "version",
+      message: `version is ${JSON.stringify(trace.version) ?? "missing"}; this Blackbox reads only version ${CURRENT_TRACE_VERSION}. Re-record the run.`,
+    });
+  }
+  for (const p of checkShape(trace)) if (p.path !== "version") problems.push(p);
+  const steps = Array.isArray(trace.steps) ? trace.steps : [];
+  checkChain(trace, steps, problems);
+  for (const p of checkNeutrality(trace)) {
+    const m = /^steps\[(\d+)\]/.exec(p.path);
+    problems.push({ stepIndex: m ? Number(m[1]) : null, path: p.path, message: p.message });
+  }
+  problems.sort((a, b) => (a.stepIndex ?? -1) - (b.stepIndex ?? -1));
+  return { ok: problems.length === 0, problems };
+}
