@@ -1,0 +1,140 @@
+/**
+ * Anthropic Messages API request body -> neutral ModelInput (pure).
+ *
+ * Kept exactly: message text (a string stays a string, text blocks stay text parts),
+ * tool_result content (a string stays a string, an array of text blocks stays an array
+ * of `{type:"text", text}`). Dropped: thinking / redacted_thinking blocks, cache_control,
+ * citations, metadata, service_tier and every other field not listed in the params below.
+ * `system` given as text blocks is joined with no separator.
+ */
+import type { ToolCallIds } from "./ids.js";
+import type { ParsedModelRequest } from "./types.js";
+import type { JsonValue, Message, MessagePart, ModelParams, ToolDefinition } from "../trace/types.js";
+import { arrayField, bodyObject, copyParam, isObj, joinText, refuse, stopList, textPart, type Obj } from "./wire.js";
+
+const WHAT = "Anthropic messages.create";
+
+export function parseAnthropicRequest(raw: unknown, ids: ToolCallIds): ParsedModelRequest {
+  const body = bodyObject(raw, WHAT);
+  const names = new Map<string, string>(); // provider tool_use id -> tool name
+  const messages: Message[] = arrayField(body, "messages", WHAT).map((m, i) => parseMessage(m, i, ids, names));
+  const tools = arrayField(body, "tools", WHAT).map(parseTool);
+  const input: ParsedModelRequest["input"] = { messages, tools };
+  const system = parseSystem(body.system);
+  if (system !== undefined) input.systemPrompt = system;
+  if (typeof body.model === "string") input.model = body.model;
+  const params = parseParams(body);
+  if (Object.keys(params).length > 0) input.params = params;
+  const thinking = isObj(body.thinking) && body.thinking.type !== undefined && body.thinking.type !== "disabled";
+  return { input, stream: body.stream === true, thinking };
+}
+
+function parseSystem(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "string") return v;
+  if (!Array.isArray(v)) refuse(`${WHAT}: "system" must be a string or a list of text blocks.`);
+  return joinText(v.map((b, i) => {
+    if (!isObj(b) || b.type !== "text") {
+      refuse(`${WHAT}: system block ${i} is not a text block; Blackbox records a text-only system prompt.`);
+    }
+    return textPart(b, `system[${i}]`);
+  }));
+}
+
+function parseMessage(m: unknown, i: number, ids: ToolCallIds, names: Map<string, string>): Message {
+  if (!isObj(m)) refuse(`${WHAT}: messages[${i}] is not an object.`);
+  const role = m.role;
+  if (role !== "user" && role !== "assistant") {
+    refuse(`${WHAT}: messages[${i}] has role ${JSON.stringify(role)}; use "user" or "assistant" (the system prompt goes in "system").`);
+  }
+  if (typeof m.content === "string") return { role, content: m.content };
+  if (!Array.isArray(m.content)) refuse(`${WHAT}: messages[${i}].content must be a string or a list of blocks.`);
+  const parts: MessagePart[] = [];
+  m.content.forEach((b, j) => {
+    const part = parseBlock(b, `messages[${i}].content[${j}]`, ids, names);
+    if (part) parts.push(part);
+  });
+  return { role, content: parts };
+}
+
+function parseBlock(b: unknown, where: string, ids: ToolCallIds, names: Map<string, string>): MessagePart | undefined {
+  if (!isObj(b)) refuse(`${WHAT}: ${where} is not a content block object.`);
+  switch (b.type) {
+    case "text":
+      return textPart(b, where);
+    case "thinking":
+    case "redacted_thinking":
+      return undefined; // thinking blocks are left out of the cassette
+    case "tool_use": {
+      if (typeof b.id !== "string" || typeof b.name !== "string") refuse(`${WHAT}: ${where} tool_use needs a string id and name.`);
+      names.set(b.id, b.name);
+      return { type: "tool_use", toolCallId: ids.callIdFor(b.id), toolName: b.name, toolInput: (b.input ?? {}) as JsonValue };
+    }
+    case "tool_result":
+      return parseToolResult(b, where, ids, names);
+    case "image":
+    case "document":
+      return refuse(`${WHAT}: ${where} is an ${b.type} block; images and documents are not supported yet. Send text only (e.g. describe or extract the content first).`);
+    default:
+      return refuse(`${WHAT}: ${where} is a ${JSON.stringify(b.type)} block, which Blackbox cannot record (server-side tools, images and documents are not supported yet); use text, tool_use and tool_result blocks with your own tools.`);
+  }
+}
+
+function parseToolResult(b: Obj, where: string, ids: ToolCallIds, names: Map<string, string>): MessagePart {
+  const wireId = b.tool_use_id;
+  if (typeof wireId !== "string") refuse(`${WHAT}: ${where} tool_result needs a string tool_use_id.`);
+  const toolName = names.get(wireId);
+  if (toolName === undefined) {
+    refuse(`${WHAT}: ${where} answers tool_use_id ${JSON.stringify(wireId)}, which no earlier tool_use in the request has; send the assistant turn with that tool_use first.`);
+  }
+  const toolCallId = ids.callIdFor(wireId);
+  let result: JsonValue;
+  if (b.content === undefined || b.content === null) result = "";
+  else if (typeof b.content === "string") result = b.content;
+  else if (Array.isArray(b.content)) {
+    result = b.content.map((c, k) => {
+      if (!isObj(c) || c.type !== "text") {
+        refuse(`${WHAT}: ${where}.content[${k}] is not a text block; tool results with images or documents are not supported yet. Return text (e.g. JSON) from the tool.`);
+      }
+      return textPart(c, `${where}.content[${k}]`) as unknown as JsonValue;
+    });
+  } else refuse(`${WHAT}: ${where}.content must be a string or a list of text blocks.`);
+  if (b.is_error === true) {
+    const error = typeof result === "string" ? result : joinText(result as unknown as { text: string }[]);
+    return { type: "tool_result", toolCallId, toolName, error };
+  }
+  return { type: "tool_result", toolCallId, toolName, result };
+}
+
+function parseTool(t: unknown, i: number): ToolDefinition {
+  if (!isObj(t)) refuse(`${WHAT}: tools[${i}] is not an object.`);
+  if (t.type !== undefined && t.type !== null && t.type !== "custom") {
+    refuse(`${WHAT}: tools[${i}] is a server-side tool (${JSON.stringify(t.type)}), which a replay could not give back; not supported yet. Implement it as your own (custom) tool.`);
+  }
+  if (t.strict === true) {
+    refuse(`${WHAT}: tools[${i}] (${String(t.name)}) sets strict: true, which Blackbox does not support yet; remove "strict" from the tool definition.`);
+  }
+  if (typeof t.name !== "string") refuse(`${WHAT}: tools[${i}] needs a string name.`);
+  const def: ToolDefinition = { name: t.name, inputSchema: (t.input_schema ?? {}) as JsonValue };
+  if (typeof t.description === "string") def.description = t.description;
+  return def;
+}
+
+function parseParams(body: Obj): ModelParams {
+  const p: ModelParams = {};
+  copyParam(p, body, "max_tokens", "maxTokens");
+  copyParam(p, body, "temperature", "temperature");
+  copyParam(p, body, "top_p", "topP");
+  copyParam(p, body, "top_k", "topK");
+  if (isObj(body.tool_choice)) {
+    const tc = body.tool_choice;
+    if (tc.type === "tool") p.toolChoice = { name: tc.name as JsonValue };
+    else if (typeof tc.type === "string") p.toolChoice = tc.type;
+    if (tc.disable_parallel_tool_use === true) p.parallelToolCalls = false;
+  }
+  const stops = stopList(body.stop_sequences);
+  if (stops !== undefined) p.stopSequences = stops;
+  copyParam(p, body, "output_config", "outputConfig");
+  copyParam(p, body, "thinking", "thinking");
+  return p;
+}

@@ -1,0 +1,181 @@
+/**
+ * OpenAI Chat Completions request body -> neutral ModelInput (pure).
+ *
+ * - Leading system/developer messages -> systemPrompt, joined with "\n\n" (each message's
+ *   text parts joined with no separator). Later ones are refused.
+ * - An assistant message with tool_calls -> one assistant turn: a text part first when it
+ *   had text, then one tool_use part per call. Consecutive `tool` messages -> one user
+ *   turn of tool_result parts (content kept exactly: string, or a list of text parts).
+ * - function.arguments (a JSON string) -> the parsed value; arguments that are not valid
+ *   JSON are kept as the raw string (and given back as that string).
+ * - null values of optional fields count as absent.
+ */
+import type { ToolCallIds } from "./ids.js";
+import type { ParsedModelRequest } from "./types.js";
+import type { JsonValue, Message, MessagePart, ModelParams, TextPart, ToolDefinition } from "../trace/types.js";
+import { arrayField, bodyObject, copyParam, isObj, joinText, refuse, stopList, textPart, type Obj } from "./wire.js";
+
+const WHAT = "OpenAI chat.completions.create";
+
+/** function.arguments -> toolInput: parsed JSON, or the raw string when it is not JSON. */
+export function parseArguments(args: unknown): JsonValue {
+  if (typeof args !== "string") return (args ?? {}) as JsonValue;
+  try {
+    return JSON.parse(args) as JsonValue;
+  } catch {
+    return args;
+  }
+}
+
+export function parseOpenAIRequest(raw: unknown, ids: ToolCallIds): ParsedModelRequest {
+  const body = bodyObject(raw, WHAT);
+  if (typeof body.n === "number" && body.n > 1) refuse(`${WHAT}: n = ${body.n} asks for several choices; not supported yet. Make one request per choice (n: 1).`);
+  if (body.logprobs === true) refuse(`${WHAT}: logprobs: true asks for log probabilities, which a replay could not give back; remove logprobs.`);
+  if (Array.isArray(body.modalities) && body.modalities.includes("audio")) {
+    refuse(`${WHAT}: audio output (modalities ["audio"]) is not supported yet; ask for text only.`);
+  }
+  const names = new Map<string, string>(); // provider call id -> tool name
+  const wire = arrayField(body, "messages", WHAT);
+  const system: string[] = [];
+  const messages: Message[] = [];
+  let i = 0;
+  for (; i < wire.length; i++) {
+    const m = wire[i];
+    if (!isObj(m) || (m.role !== "system" && m.role !== "developer")) break;
+    noName(m, i);
+    system.push(contentText(m.content, `messages[${i}]`));
+  }
+  for (; i < wire.length; i++) {
+    const m = wire[i];
+    if (!isObj(m)) refuse(`${WHAT}: messages[${i}] is not an object.`);
+    noName(m, i);
+    if (m.role === "tool") {
+      const part = toolResult(m, i, ids, names);
+      const last = messages[messages.length - 1];
+      const prev = wire[i - 1];
+      if (last && isObj(prev) && prev.role === "tool" && Array.isArray(last.content)) last.content.push(part);
+      else messages.push({ role: "user", content: [part] });
+    } else if (m.role === "user") messages.push({ role: "user", content: userContent(m.content, i) });
+    else if (m.role === "assistant") messages.push(assistant(m, i, ids, names));
+    else if (m.role === "system" || m.role === "developer") {
+      refuse(`${WHAT}: messages[${i}] is a ${m.role} message after the conversation started; not supported yet. Put all system/developer messages at the start.`);
+    } else refuse(`${WHAT}: messages[${i}] has role ${JSON.stringify(m.role)}; Blackbox records system, developer, user, assistant and tool messages.`);
+  }
+  const tools = arrayField(body, "tools", WHAT).map(parseTool);
+  const input: ParsedModelRequest["input"] = { messages, tools };
+  if (system.length > 0) input.systemPrompt = system.join("\n\n");
+  if (typeof body.model === "string") input.model = body.model;
+  const params = parseParams(body);
+  if (Object.keys(params).length > 0) input.params = params;
+  return { input, stream: body.stream === true, thinking: false };
+}
+
+function noName(m: Obj, i: number): void {
+  if (m.name !== undefined && m.name !== null) {
+    refuse(`${WHAT}: messages[${i}] carries a name (${JSON.stringify(m.name)}); message names are not supported yet. Remove "name" (put the speaker in the text instead).`);
+  }
+}
+
+/** Text parts of a content list; refuses image/audio/file parts. */
+function textParts(content: unknown[], where: string): TextPart[] {
+  return content.map((p, k) => {
+    if (!isObj(p) || (p.type !== "text" && p.type !== "refusal")) {
+      const t = isObj(p) ? JSON.stringify(p.type) : "a non-object";
+      refuse(`${WHAT}: ${where}.content[${k}] is a ${t} part; image, audio and file parts are not supported yet. Send text parts only.`);
+    }
+    if (p.type === "refusal") return { type: "text", text: String(p.refusal ?? "") };
+    return textPart(p, `${where}.content[${k}]`);
+  });
+}
+
+function contentText(content: unknown, where: string): string {
+  if (content === undefined || content === null) return "";
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) refuse(`${WHAT}: ${where}.content must be a string or a list of text parts.`);
+  return joinText(textParts(content, where));
+}
+
+function userContent(content: unknown, i: number): string | MessagePart[] {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) refuse(`${WHAT}: messages[${i}].content must be a string or a list of parts.`);
+  return textParts(content, `messages[${i}]`);
+}
+
+function assistant(m: Obj, i: number, ids: ToolCallIds, names: Map<string, string>): Message {
+  if (m.function_call !== undefined && m.function_call !== null) {
+    refuse(`${WHAT}: messages[${i}] uses the deprecated function_call; use tool_calls.`);
+  }
+  if (m.audio !== undefined && m.audio !== null) refuse(`${WHAT}: messages[${i}] carries audio; audio is not supported yet.`);
+  const calls = arrayField(m, "tool_calls", `${WHAT} messages[${i}]`);
+  let content: string | MessagePart[];
+  if (m.content === undefined || m.content === null) content = typeof m.refusal === "string" ? m.refusal : "";
+  else if (typeof m.content === "string") content = m.content;
+  else if (Array.isArray(m.content)) content = textParts(m.content, `messages[${i}]`);
+  else refuse(`${WHAT}: messages[${i}].content must be a string, null or a list of text parts.`);
+  if (calls.length === 0) return { role: "assistant", content };
+  const parts: MessagePart[] = typeof content === "string" ? (content === "" ? [] : [{ type: "text", text: content }]) : content;
+  calls.forEach((c, k) => {
+    if (!isObj(c) || c.type !== "function" || !isObj(c.function) || typeof c.id !== "string") {
+      refuse(`${WHAT}: messages[${i}].tool_calls[${k}] is not a function tool call; custom tools are not supported yet. Use function tools.`);
+    }
+    const name = String(c.function.name);
+    names.set(c.id, name);
+    parts.push({ type: "tool_use", toolCallId: ids.callIdFor(c.id), toolName: name, toolInput: parseArguments(c.function.arguments) });
+  });
+  return { role: "assistant", content: parts };
+}
+
+function toolResult(m: Obj, i: number, ids: ToolCallIds, names: Map<string, string>): MessagePart {
+  const wireId = m.tool_call_id;
+  if (typeof wireId !== "string") refuse(`${WHAT}: messages[${i}] (tool) needs a string tool_call_id.`);
+  const toolName = names.get(wireId);
+  if (toolName === undefined) {
+    refuse(`${WHAT}: messages[${i}] answers tool_call_id ${JSON.stringify(wireId)}, which no earlier assistant tool_calls has; send that assistant message first.`);
+  }
+  let result: JsonValue;
+  if (typeof m.content === "string") result = m.content;
+  else if (Array.isArray(m.content)) result = textParts(m.content, `messages[${i}]`) as unknown as JsonValue;
+  else result = "";
+  return { type: "tool_result", toolCallId: ids.callIdFor(wireId), toolName, result };
+}
+
+function parseTool(t: unknown, i: number): ToolDefinition {
+  if (!isObj(t) || t.type !== "function" || !isObj(t.function)) {
+    const type = isObj(t) ? JSON.stringify(t.type) : "a non-object";
+    refuse(`${WHAT}: tools[${i}] is ${type}, not a function tool; custom tools are not supported yet. Use { type: "function", function: {...} }.`);
+  }
+  const f = t.function;
+  if (f.strict === true) refuse(`${WHAT}: tools[${i}] (${String(f.name)}) sets strict: true, which Blackbox does not support yet; remove "strict" from the function.`);
+  if (typeof f.name !== "string") refuse(`${WHAT}: tools[${i}].function needs a string name.`);
+  const def: ToolDefinition = { name: f.name, inputSchema: (f.parameters ?? {}) as JsonValue };
+  if (typeof f.description === "string") def.description = f.description;
+  return def;
+}
+
+function parseParams(body: Obj): ModelParams {
+  const p: ModelParams = {};
+  copyParam(p, body, "max_tokens", "maxTokens");
+  copyParam(p, body, "max_completion_tokens", "maxTokens");
+  copyParam(p, body, "temperature", "temperature");
+  copyParam(p, body, "top_p", "topP");
+  const tc = body.tool_choice;
+  if (tc === "required") p.toolChoice = "any";
+  else if (typeof tc === "string") p.toolChoice = tc;
+  else if (isObj(tc) && tc.type === "function" && isObj(tc.function)) p.toolChoice = { name: tc.function.name as JsonValue };
+  else if (isObj(tc)) p.toolChoice = tc as JsonValue;
+  copyParam(p, body, "parallel_tool_calls", "parallelToolCalls");
+  const stops = stopList(body.stop);
+  if (stops !== undefined) p.stopSequences = stops;
+  copyParam(p, body, "response_format", "responseFormat");
+  copyParam(p, body, "seed", "seed");
+  copyParam(p, body, "reasoning_effort", "reasoningEffort");
+  copyParam(p, body, "presence_penalty", "presencePenalty");
+  copyParam(p, body, "frequency_penalty", "frequencyPenalty");
+  copyParam(p, body, "logit_bias", "logitBias");
+  copyParam(p, body, "logprobs", "logprobs");
+  copyParam(p, body, "top_logprobs", "topLogprobs");
+  copyParam(p, body, "verbosity", "verbosity");
+  copyParam(p, body, "prediction", "prediction");
+  copyParam(p, body, "modalities", "modalities");
+  return p;
+}
