@@ -1,0 +1,121 @@
+/**
+ * A run as a readable timeline (`blackbox show`, `blackbox demo`): one line a
+ * step, tool steps indented under their model output, the fork point and
+ * parent marked, the outcome last. Pure: colour is an option, not a lookup.
+ */
+import { outcomeOf } from "./outcome.js";
+import { toolCallsOf } from "./payloads.js";
+import type { Trace, TraceStep } from "./types.js";
+
+export interface TimelineOptions {
+  color: boolean;
+  /** Longest preview of a value (default 60 characters). */
+  width?: number;
+}
+
+type Paint = (code: string, text: string) => string;
+
+function painter(color: boolean): Paint {
+  return color ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+}
+
+function preview(value: unknown, width: number): string {
+  const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? "undefined";
+  const flat = text.replace(/\s+/g, " ");
+  return flat.length > width ? `${flat.slice(0, width - 3)}...` : flat;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function describe(step: TraceStep, width: number): string {
+  const p = step.payload as Record<string, unknown>;
+  switch (step.type) {
+    case "model_input": {
+      const parts = [plural(Array.isArray(p.messages) ? p.messages.length : 0, "message"), plural(Array.isArray(p.tools) ? p.tools.length : 0, "tool")];
+      if (typeof p.model === "string") parts.push(`model ${p.model}`);
+      return parts.join(", ");
+    }
+    case "model_output": {
+      const stop = typeof p.stop === "string" ? ` [stop: ${p.stop}]` : "";
+      if (p.type === "final_answer") return `final answer ${preview(p.text, width)}${stop}`;
+      const calls = toolCallsOf(step.payload);
+      const text = typeof p.text === "string" && p.text !== "" ? ` ${preview(p.text, width)}` : "";
+      return `${plural(calls.length, "tool call")}: ${calls.map((c) => c.toolName).join(", ")}${text}${stop}`;
+    }
+    case "tool_call":
+      return `${String(p.toolCallId)} ${String(p.toolName)}(${preview(p.toolInput, width)})`;
+    case "tool_result":
+      return "error" in p
+        ? `${String(p.toolCallId)} ${String(p.toolName)} failed: ${preview(p.error, width)}`
+        : `${String(p.toolCallId)} ${String(p.toolName)} -> ${preview(p.result, width)}`;
+    case "metadata": {
+      if (p.event === "run_failed") return `run_failed (${String(p.reason)})`;
+      return String(p.event ?? "metadata");
+    }
+    default:
+      return "";
+  }
+}
+
+/** Index of the fork point: the number after the last ":" of forkedFromStepId. */
+function forkIndexOf(trace: Trace): number | undefined {
+  if (trace.forkedFromStepId === undefined) return undefined;
+  const m = /:(\d+)$/.exec(trace.forkedFromStepId);
+  return m ? Number(m[1]) : undefined;
+}
+
+function elapsed(ms: number): string {
+  if (ms < 1000) return `+${ms}ms`;
+  return `+${(ms / 1000).toFixed(1)}s`;
+}
+
+export interface TimelineRow {
+  index: number;
+  type: TraceStep["type"];
+  timestamp: number;
+  /** True for a tool_call / tool_result inside the tool round of the model output above it. */
+  nested: boolean;
+  /** True at the step where a forked run diverges from its parent. */
+  forkPoint: boolean;
+  /** One line saying what the step holds. */
+  text: string;
+}
+
+/** The timeline as data: one row a step (what `show --json` prints). */
+export function timelineRows(trace: Trace, width = 60): TimelineRow[] {
+  const forkAt = forkIndexOf(trace);
+  let inToolRound = false;
+  return trace.steps.map((step) => {
+    if (step.type === "model_output") inToolRound = toolCallsOf(step.payload).length > 0;
+    else if (step.type !== "tool_call" && step.type !== "tool_result") inToolRound = false;
+    const nested = inToolRound && (step.type === "tool_call" || step.type === "tool_result");
+    return { index: step.index, type: step.type, timestamp: step.timestamp, nested, forkPoint: step.index === forkAt, text: describe(step, width) };
+  });
+}
+
+export function formatTimeline(trace: Trace, options: TimelineOptions): string {
+  const paint = painter(options.color);
+  const width = options.width ?? 60;
+  const lines: string[] = [];
+  lines.push(`${paint("1", `run ${trace.id}`)}  ${plural(trace.steps.length, "step")}, created ${new Date(trace.createdAt).toISOString()}`);
+  if (trace.parentId !== undefined) {
+    lines.push(paint("35", `forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`));
+  }
+  const t0 = trace.steps[0]?.timestamp ?? trace.createdAt;
+  const indexWidth = String(Math.max(0, trace.steps.length - 1)).length;
+  for (const row of timelineRows(trace, width)) {
+    const typeColor = row.type === "metadata" ? "33" : row.type.startsWith("model") ? "36" : "32";
+    const type = paint(typeColor, (row.nested ? `  ${row.type}` : row.type).padEnd(14));
+    const idx = paint("2", String(row.index).padStart(indexWidth));
+    const time = paint("2", elapsed(row.timestamp - t0).padStart(8));
+    const fork = row.forkPoint ? `  ${paint("35;1", "<- fork point")}` : "";
+    lines.push(`  ${idx} ${time}  ${type} ${row.text}${fork}`);
+  }
+  const outcome = outcomeOf(trace);
+  if (outcome.status === "success") lines.push(`${paint("32;1", "outcome: success")} ${preview(outcome.result, width)}`);
+  else if (outcome.status === "error") lines.push(`${paint("31;1", "outcome: error")} ${outcome.error ?? ""}`);
+  else lines.push(paint("33;1", "outcome: none (the run has no terminal step)"));
+  return `${lines.join("\n")}\n`;
+}
