@@ -37,6 +37,11 @@ export class ToolCallIds {
     this.next = Math.max(this.next, maxIndex + 1);
   }
 
+  /** A new call-N for a call no provider id names (a wrapped tool the model did not request). */
+  fresh(): string {
+    return `call-${this.next++}`;
+  }
+
   get nextIndex(): number {
     return this.next;
   }

@@ -20,7 +20,7 @@ export function toolCallsOf(output: ModelOutput | JsonValue): ToolCall[] {
 }
 
 /** The text a model output carries (final answer text, or the text beside tool calls). */
-export function textOf(output: ModelOutput | JsonValue): string | undefined {
+export function textOf(output: ModelOutput | JsonValue | undefined): string | undefined {
   if (output === null || typeof output !== "object" || Array.isArray(output)) return undefined;
   const o = output as Record<string, unknown>;
   return typeof o.text === "string" ? o.text : undefined;

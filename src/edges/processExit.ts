@@ -1,0 +1,80 @@
+/**
+ * Process end, seen once for every live session: normal exit (with its code), an
+ * uncaught exception or unhandled rejection, SIGINT and SIGTERM. Listeners are
+ * installed once per process (state on a global symbol, so two copies of the package
+ * share it) and removed when the last session is gone.
+ */
+
+export interface ExitInfo {
+  exitCode: number;
+  signal?: "SIGINT" | "SIGTERM";
+  uncaught?: unknown;
+}
+export type ExitHandler = (info: ExitInfo) => void;
+
+interface ExitState {
+  handlers: Set<ExitHandler>;
+  uncaught: unknown;
+  undo: (() => void) | undefined;
+}
+
+const KEY = Symbol.for("ardaulas.blackbox.processExit.v1");
+const SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
+
+function state(): ExitState {
+  const g = globalThis as unknown as Record<symbol, ExitState | undefined>;
+  return (g[KEY] ??= { handlers: new Set(), uncaught: undefined, undo: undefined });
+}
+
+function runAll(info: ExitInfo): void {
+  const s = state();
+  for (const h of [...s.handlers]) {
+    s.handlers.delete(h);
+    try {
+      h(info);
+    } catch (err) {
+      process.stderr.write(`blackbox: ${(err as Error).message}\n`);
+      if (!process.exitCode) process.exitCode = 1;
+    }
+  }
+}
+
+function install(s: ExitState): void {
+  const onExit = (code: number): void => {
+    runAll({ exitCode: typeof process.exitCode === "number" ? process.exitCode : code, uncaught: s.uncaught });
+  };
+  const onUncaught = (err: unknown): void => {
+    s.uncaught = err;
+  };
+  const onSignal = (signal: "SIGINT" | "SIGTERM"): void => {
+    runAll({ exitCode: 128 + SIGNALS[signal], signal, uncaught: s.uncaught });
+    uninstall();
+    // Nobody else handles it: end the way the signal would have ended us.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const sigint = (): void => onSignal("SIGINT");
+  const sigterm = (): void => onSignal("SIGTERM");
+  process.on("exit", onExit);
+  process.on("uncaughtExceptionMonitor", onUncaught);
+  process.on("SIGINT", sigint);
+  process.on("SIGTERM", sigterm);
+  const uninstall = (): void => {
+    process.off("exit", onExit);
+    process.off("uncaughtExceptionMonitor", onUncaught);
+    process.off("SIGINT", sigint);
+    process.off("SIGTERM", sigterm);
+    s.undo = undefined;
+  };
+  s.undo = uninstall;
+}
+
+/** Calls `handler` once at process end; returns the undo. */
+export function onProcessExit(handler: ExitHandler): () => void {
+  const s = state();
+  s.handlers.add(handler);
+  if (!s.undo) install(s);
+  return () => {
+    s.handlers.delete(handler);
+    if (s.handlers.size === 0 && s.undo) s.undo();
+  };
+}

@@ -1,0 +1,77 @@
+import type { WireRequest } from "../providers/types.js";
+import type { HttpResponseLike, Session } from "./types.js";
+
+type FetchInit = RequestInit & { duplex?: string };
+
+function headersToRecord(h: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!h) return out;
+  if (h instanceof Headers || Array.isArray(h)) {
+    for (const [k, v] of h instanceof Headers ? h.entries() : h) out[k.toLowerCase()] = v;
+  } else {
+    for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = String(v);
+  }
+  return out;
+}
+
+async function bodyText(body: unknown): Promise<string | undefined> {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string") return body;
+  return new Response(body as BodyInit).text();
+}
+
+export function toResponse(r: HttpResponseLike): Response {
+  const body = r.body;
+  const init = { status: r.status, statusText: r.statusText, headers: r.headers };
+  if (typeof body === "string" || body instanceof Uint8Array) return new Response(body as BodyInit, init);
+  const iterator = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (err) {
+        controller.error(err);
+      }
+    },
+    async cancel(reason) {
+      await iterator.return?.(reason);
+    },
+  });
+  return new Response(stream, init);
+}
+
+/**
+ * `bb.fetch`: the door for the SDKs' `fetch` option. Provider endpoints go to the
+ * session; everything else, and every call in mode off, to the global fetch.
+ */
+export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): typeof globalThis.fetch {
+  const passThrough = (input: RequestInfo | URL, init?: FetchInit) => globalThis.fetch(input, init);
+  return async function blackboxFetch(input: RequestInfo | URL, init?: FetchInit): Promise<Response> {
+    if (session.mode === "off") return passThrough(input, init);
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (session.route(url) === undefined) return passThrough(input, init);
+    let request: WireRequest;
+    if (typeof input === "string" || input instanceof URL) {
+      request = {
+        method: (init?.method ?? "GET").toUpperCase(),
+        url,
+        headers: headersToRecord(init?.headers),
+        body: await bodyText(init?.body),
+      };
+    } else {
+      const r = new Request(input, init);
+      request = { method: r.method, url: r.url, headers: headersToRecord(r.headers), body: r.body ? await r.text() : undefined };
+    }
+    const signal = init?.signal ?? (typeof input === "object" && "signal" in input ? input.signal : undefined) ?? undefined;
+    const forward = async (req: WireRequest, sig?: AbortSignal): Promise<HttpResponseLike> => {
+      const res = await globalThis.fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: sig });
+      const headers: Record<string, string> = {};
+      res.headers.forEach((v, k) => (headers[k] = v));
+      const body: AsyncIterable<Uint8Array> = res.body ? (res.body as unknown as AsyncIterable<Uint8Array>) : (async function* () {})();
+      return { status: res.status, statusText: res.statusText, headers, body };
+    };
+    return toResponse(await session.handle(request, forward, signal));
+  };
+}

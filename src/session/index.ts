@@ -1,0 +1,2 @@
+export { createSession, SessionImpl } from "./session.js";
+export type * from "./types.js";

@@ -1,0 +1,575 @@
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import {
+  BlackboxError,
+  BlackboxUnsupportedError,
+  ForkError,
+  SessionError,
+} from "../errors.js";
+import { adapters, DEFAULT_ORIGINS } from "../providers/index.js";
+import { ToolCallIds } from "../providers/ids.js";
+import type { ParsedModelRequest, ProviderAdapter, ProviderName, WireRequest } from "../providers/types.js";
+import { TraceBuilder } from "../trace/builder.js";
+import { maxCallIndex, toolCallsOf } from "../trace/payloads.js";
+import type { JsonValue, ModelOutput, TerminalPayload, Trace } from "../trace/types.js";
+import { claimCassette } from "../edges/claim.js";
+import { onProcessExit, type ExitInfo } from "../edges/processExit.js";
+import { loadTraceSync } from "../edges/store.js";
+import { makeFetch } from "./fetchDoor.js";
+import { argsToJson, errorMessageOf, jsonEqual, toJsonValue } from "./json.js";
+import { exitOutcome, outcomeOf } from "./outcome.js";
+import { writeCassetteSync } from "./write.js";
+import { RecordRound, type RecordedPair, type RoundEntry } from "./rounds.js";
+import { divergence, ReplaySource } from "./source.js";
+import { readBody, streamLive, synthesizeStream } from "./streaming.js";
+import type {
+  AnyFn,
+  FinishOptions,
+  Forward,
+  HttpResponseLike,
+  Mode,
+  Session,
+  SessionOptions,
+  WrappedTool,
+  WrappedTools,
+} from "./types.js";
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/** The one stateful engine behind bb.fetch, the global dispatcher and the wrapped tools. */
+export class SessionImpl implements Session {
+  readonly mode: Mode;
+  readonly fetch: typeof globalThis.fetch;
+  private readonly opts: SessionOptions;
+  private readonly now: () => number;
+  private readonly ids = new ToolCallIds();
+  private readonly origins: Array<{ prefix: string; provider: ProviderName }> = [];
+  private readonly secrets = new Set<string>();
+  private readonly undo: Array<() => void> = [];
+
+  private builder: TraceBuilder | undefined;
+  private source: ReplaySource | undefined;
+  private round: RecordRound | undefined;
+  private lastOutput: ModelOutput | undefined;
+  private modelInFlight = false;
+  private toolsRunning = 0;
+  private seq = 0;
+  private finished = false;
+  private firstError: BlackboxError | undefined;
+  private thinkingSeen = false;
+  private released: (() => void) | undefined;
+  private activeFlag = false;
+  // fork
+  private forkAt = -1;
+  private pastFork = false;
+  private script: ModelOutput[] = [];
+
+  constructor(options: SessionOptions = {}) {
+    this.opts = options;
+    this.mode = options.mode ?? "off";
+    this.now = options.now ?? Date.now;
+    this.fetch = makeFetch(this);
+    this.addOrigins();
+    if (this.mode === "off") return;
+    if (this.mode === "record") {
+      this.requireOut();
+      this.builder = new TraceBuilder({ id: this.traceId(), createdAt: this.now() });
+    } else {
+      const parent = this.loadParent();
+      this.source = new ReplaySource(parent, options.match ?? "strict");
+      if (this.mode === "fork") this.setUpFork(parent);
+    }
+    if (this.mode !== "replay" || options.autoFinish) {
+      this.undo.push(onProcessExit((info) => this.onExit(info)));
+    }
+  }
+
+  get active(): boolean {
+    return this.activeFlag;
+  }
+
+  // --- set-up ---------------------------------------------------------------
+
+  private addOrigins(): void {
+    const add = (provider: ProviderName, base: string | undefined): void => {
+      if (!base) return;
+      this.origins.push({ provider, prefix: base.replace(/\/+$/, "") });
+    };
+    for (const p of ["anthropic", "openai"] as const) {
+      add(p, DEFAULT_ORIGINS[p]);
+      add(p, process.env[p === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL"]);
+      for (const o of this.opts.providers?.[p] ?? []) add(p, o);
+    }
+  }
+
+  private requireOut(): string {
+    if (!this.opts.out) {
+      throw new SessionError(`mode "${this.mode}" needs an output path: pass blackbox({ out: "runs/name.json" }) or set BLACKBOX_OUT`);
+    }
+    return this.opts.out;
+  }
+
+  private traceId(): string {
+    return this.opts.traceId ?? basename(this.opts.out ?? "run.json").replace(/\.json$/i, "");
+  }
+
+  private loadParent(): Trace {
+    if (!this.opts.cassette) {
+      throw new SessionError(`mode "${this.mode}" needs a cassette to read: pass blackbox({ cassette: "runs/name.json" }) or set BLACKBOX_CASSETTE`);
+    }
+    return loadTraceSync(this.opts.cassette);
+  }
+
+  private setUpFork(parent: Trace): void {
+    this.requireOut();
+    const n = this.opts.forkAt;
+    if (n === undefined || !Number.isInteger(n)) {
+      throw new ForkError("a fork needs the step index to fork at: pass forkAt (--at N), the index of a tool_result step");
+    }
+    const step = parent.steps[n];
+    if (!step) throw new ForkError(`cannot fork at step ${n}: the cassette has steps 0 to ${parent.steps.length - 1}`);
+    if (step.type !== "tool_result") {
+      const results = parent.steps.filter((s) => s.type === "tool_result").map((s) => s.index);
+      throw new ForkError(
+        `cannot fork a recorded agent at step ${n}: it is a ${step.type}, and the fork point must be a tool_result` +
+          (results.length ? ` (tool_result steps: ${results.join(", ")})` : " (this cassette has none: wrap the tools with bb.tools or the config)"),
+      );
+    }
+    if (this.opts.forkSet === undefined) {
+      throw new ForkError("a fork needs the replacement result: pass forkSet (--set <json|@file>)");
+    }
+    this.forkAt = n;
+    const continueWith = this.opts.continueWith ?? "live";
+    if (continueWith === "script") {
+      const s = this.opts.script;
+      const list: unknown = typeof s === "string" ? JSON.parse(readFileSync(s, "utf8")) : s;
+      if (!Array.isArray(list)) throw new ForkError("the fork script must be a JSON list of model outputs ({ type: \"final_answer\", text } ...)");
+      this.script = list as ModelOutput[];
+    }
+  }
+
+  // --- routing (both doors) -------------------------------------------------
+
+  route(url: string): ProviderName | undefined {
+    if (this.mode === "off") return undefined;
+    for (const o of this.origins) {
+      if (url === o.prefix || url.startsWith(o.prefix + "/") || url.startsWith(o.prefix + "?")) return o.provider;
+    }
+    return undefined;
+  }
+
+  async handle(request: WireRequest, forward: Forward, signal?: AbortSignal): Promise<HttpResponseLike> {
+    const provider = this.route(request.url);
+    if (!provider) return forward(request, signal);
+    const adapter = adapters[provider];
+    const url = new URL(request.url);
+    const kind = adapter.classify(request.method, url);
+    this.collectSecrets(request);
+    try {
+      if (kind === "other") return await this.handleOther(request, forward, signal, url);
+      if (typeof kind === "object") throw new BlackboxUnsupportedError(kind.unsupported);
+      return await this.handleModel(adapter, request, forward, signal);
+    } catch (err) {
+      if (err instanceof BlackboxError) return this.errorResponse(adapter, err);
+      throw err;
+    }
+  }
+
+  private async handleOther(request: WireRequest, forward: Forward, signal: AbortSignal | undefined, url: URL) {
+    const liveFork = this.mode === "fork" && (this.opts.continueWith ?? "live") === "live";
+    if (this.mode === "record" || liveFork) return forward(request, signal);
+    throw new BlackboxUnsupportedError(
+      `${request.method} ${url.pathname} is not recorded (only messages.create and chat.completions.create are), so ${this.mode === "replay" ? "replay" : "fork --script"} cannot answer it. Call it outside the recorded client, or only in record mode.`,
+    );
+  }
+
+  private errorResponse(adapter: ProviderAdapter, err: BlackboxError): HttpResponseLike {
+    this.firstError ??= err;
+    return {
+      status: 400,
+      statusText: "Bad Request",
+      headers: { ...JSON_HEADERS, "x-should-retry": "false" },
+      body: JSON.stringify(adapter.errorBody(`[blackbox] ${err.message}`)),
+    };
+  }
+
+  private collectSecrets(request: WireRequest): void {
+    const h = request.headers;
+    if (h["x-api-key"]) this.secrets.add(h["x-api-key"]);
+    if (h.authorization) this.secrets.add(h.authorization.replace(/^Bearer\s+/i, ""));
+  }
+
+  // --- model calls ----------------------------------------------------------
+
+  private guard(what: string): void {
+    if (this.finished) {
+      throw new SessionError(`${what} after finish(): the run is over. Create a new session (blackbox()) for another run.`);
+    }
+    if (this.firstError && this.mode !== "record") throw this.firstError;
+    if (!this.activeFlag) {
+      this.activeFlag = true;
+      if (this.opts.claim) this.released = claimCassette(this.opts.out ?? this.opts.cassette ?? "blackbox.json");
+    }
+  }
+
+  private async handleModel(
+    adapter: ProviderAdapter,
+    request: WireRequest,
+    forward: Forward,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpResponseLike> {
+    this.guard("a model call");
+    if (this.modelInFlight) {
+      throw new SessionError(
+        "overlapping model calls on one session: a model call was made while another was still running. One session records one conversation: await each call, or create one session per conversation.",
+      );
+    }
+    if (this.toolsRunning > 0) throw this.toolStillRunning("was made");
+    let body: unknown;
+    try {
+      body = JSON.parse(request.body ?? "");
+    } catch {
+      throw new BlackboxUnsupportedError("the model request body is not JSON; Blackbox records JSON requests from the official SDKs");
+    }
+    const parsed = adapter.parseRequest(body, this.ids);
+    if (parsed.thinking) this.thinkingSeen = true;
+    this.modelInFlight = true;
+    try {
+      const response = this.replaying()
+        ? this.replayModel(adapter, parsed)
+        : await this.liveOrScripted(adapter, parsed, request, forward, signal);
+      if (this.toolsRunning > 0) throw this.toolStillRunning("returned");
+      return response;
+    } finally {
+      this.modelInFlight = false;
+    }
+  }
+
+  private toolStillRunning(when: string): SessionError {
+    return new SessionError(
+      `a wrapped tool was still running when a model call ${when}; its steps could not be written in order. Await each wrapped tool before the next model call.`,
+    );
+  }
+
+  /** Replay, or a fork still in its prefix. */
+  private replaying(): boolean {
+    return this.mode === "replay" || (this.mode === "fork" && !this.pastFork);
+  }
+
+  private replayModel(adapter: ProviderAdapter, parsed: ParsedModelRequest): HttpResponseLike {
+    const source = this.source!;
+    if (this.mode === "fork") this.checkForkRoundBeforeModel();
+    const { output } = source.nextModel(parsed.input);
+    this.lastOutput = output;
+    return this.respond(adapter, output, parsed);
+  }
+
+  private respond(adapter: ProviderAdapter, output: ModelOutput, parsed: ParsedModelRequest): HttpResponseLike {
+    const seq = this.seq++;
+    if (parsed.stream) return synthesizeStream(adapter.name, output, parsed, this.ids, seq);
+    return {
+      status: 200,
+      statusText: "OK",
+      headers: { ...JSON_HEADERS, "request-id": `bbx_req-${seq}`, "x-request-id": `bbx_req-${seq}` },
+      body: JSON.stringify(adapter.buildResponse(output, parsed, this.ids, seq)),
+    };
+  }
+
+  private async liveOrScripted(
+    adapter: ProviderAdapter,
+    parsed: ParsedModelRequest,
+    request: WireRequest,
+    forward: Forward,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpResponseLike> {
+    this.flushRound();
+    const startedAt = this.now();
+    if (this.mode === "fork" && (this.opts.continueWith ?? "live") === "script") {
+      const output = this.script.shift();
+      if (!output) {
+        throw new ForkError(
+          `the fork script ran out: the agent made another model call after the ${this.seq - this.source!.modelCalls} scripted output(s). Add outputs to the script, ending with { "type": "final_answer", "text": "..." }.`,
+        );
+      }
+      this.recordModel(parsed, output, startedAt);
+      return this.respond(adapter, output, parsed);
+    }
+    if (this.mode === "fork" && this.thinkingSeen) {
+      throw new BlackboxUnsupportedError(
+        "fork --live of a thinking-enabled run is refused: the cassette leaves thinking blocks out, and the API requires them on tool-use turns. Continue the fork with --script instead.",
+      );
+    }
+    const upstream = await forward(request, signal);
+    if (upstream.status < 200 || upstream.status >= 300) return upstream; // a provider error: the SDK handles it; nothing recorded
+    if (parsed.stream) {
+      // The model call stays "in flight" for ordering purposes only until the headers
+      // arrive; the steps are appended when the stream ends.
+      return streamLive(
+        adapter.name,
+        upstream,
+        this.ids,
+        (output) => this.recordModel(parsed, output, startedAt),
+        (error) => {
+          this.firstError ??= error;
+        },
+      );
+    }
+    const text = await readBody(upstream.body);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new BlackboxUnsupportedError("the provider's response is not JSON; Blackbox records JSON responses of messages.create and chat.completions.create");
+    }
+    const output = adapter.parseResponse(json, this.ids);
+    this.recordModel(parsed, output, startedAt);
+    const headers = { ...upstream.headers };
+    delete headers["content-encoding"];
+    delete headers["content-length"];
+    delete headers["transfer-encoding"];
+    return { status: upstream.status, statusText: upstream.statusText, headers, body: text };
+  }
+
+  private recordModel(parsed: ParsedModelRequest, output: ModelOutput, startedAt: number): void {
+    const b = this.childBuilder();
+    b.append("model_input", parsed.input as unknown as JsonValue, startedAt);
+    b.append("model_output", output as unknown as JsonValue, this.now());
+    this.lastOutput = output;
+    this.round = new RecordRound(toolCallsOf(output));
+  }
+
+  // --- tools ----------------------------------------------------------------
+
+  tools<T extends Record<string, AnyFn>>(tools: T): WrappedTools<T> {
+    const out = {} as Record<string, AnyFn>;
+    for (const [name, fn] of Object.entries(tools)) {
+      if (typeof fn !== "function") throw new TypeError(`bb.tools(): "${name}" is not a function; pass { name: function }`);
+      out[name] = this.tool(name, fn);
+    }
+    return out as WrappedTools<T>;
+  }
+
+  tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F> {
+    if (typeof fn !== "function") throw new TypeError(`bb.tool("${name}", fn): fn is not a function`);
+    const session = this;
+    const wrapped = async function (this: unknown, ...args: unknown[]) {
+      return session.callTool(name, args, () => fn.apply(this, args));
+    };
+    Object.defineProperty(wrapped, "name", { value: fn.name || name });
+    return wrapped as WrappedTool<F>;
+  }
+
+  private async callTool(name: string, args: unknown[], run: () => unknown): Promise<unknown> {
+    if (this.mode === "off") return run();
+    this.guard(`the wrapped tool "${name}" was called`);
+    if (this.modelInFlight) throw this.toolStillRunning("was running (a tool started during it)");
+    const input = argsToJson(args, `the arguments of tool "${name}"`);
+    if (this.replaying()) {
+      try {
+        return this.replayTool(name, input, run);
+      } catch (err) {
+        if (err instanceof BlackboxError) this.firstError ??= err;
+        throw err;
+      }
+    }
+    return this.recordTool(name, input, run);
+  }
+
+  private replayTool(name: string, input: JsonValue, run: () => unknown): Promise<unknown> {
+    const pair = this.source!.nextTool(name, input);
+    if (this.mode === "fork" && pair.resultStep && pair.resultStep.index >= this.forkAt) {
+      return this.forkTool(pair, input, run);
+    }
+    return Promise.resolve(recordedOutcome(pair));
+  }
+
+  private async recordTool(name: string, input: JsonValue, run: () => unknown, entry?: RoundEntry): Promise<unknown> {
+    const round = (this.round ??= new RecordRound([]));
+    entry ??= round.claim(name, input) ?? round.add({ toolCallId: this.ids.fresh(), toolName: name, toolInput: input });
+    entry.call = { ...entry.call, toolInput: input };
+    entry.startedAt = this.now();
+    entry.running = true;
+    this.toolsRunning++;
+    try {
+      const value = await run();
+      entry.outcome = { result: toJsonValue(value, `the result of tool "${name}"`) };
+      return value;
+    } catch (err) {
+      entry.outcome = { error: errorMessageOf(err) };
+      throw err;
+    } finally {
+      entry.running = false;
+      entry.endedAt = this.now();
+      this.toolsRunning--;
+    }
+  }
+
+  // --- fork -----------------------------------------------------------------
+
+  /** A tool of the fork round at or after the fork point: the fork value, or a live run. */
+  private forkTool(pair: RecordedPair, input: JsonValue, run: () => unknown): Promise<unknown> {
+    const round = this.forkRound();
+    const entry = round.entries.find((e) => e.recorded?.callStep === pair.callStep)!;
+    entry.claimed = true;
+    if (pair.resultStep!.index === this.forkAt) {
+      entry.outcome = { result: this.opts.forkSet as JsonValue };
+      this.pastFork = true;
+      return Promise.resolve(this.opts.forkSet);
+    }
+    const p = pair.callStep.payload as { toolName: string };
+    return this.recordTool(p.toolName, input, run, entry);
+  }
+
+  /** The round holding the fork point, as a record round over the recorded calls. */
+  private forkRound(): RecordRound {
+    if (this.round) return this.round;
+    const source = this.source!;
+    const round = new RecordRound([]);
+    for (const pair of source.round) {
+      const c = pair.callStep.payload as { toolCallId: string; toolName: string; toolInput: JsonValue };
+      const entry = round.add({ toolCallId: c.toolCallId, toolName: c.toolName, toolInput: c.toolInput });
+      entry.claimed = false;
+      entry.recorded = { callStep: pair.callStep, resultStep: pair.resultStep! };
+      entry.forkPoint = pair.resultStep?.index === this.forkAt;
+      if (pair.resultStep && pair.resultStep.index < this.forkAt) entry.claimed = true;
+    }
+    // the recorded pairs at or after the fork point are now the fork's to record
+    for (const pair of source.round) if (pair.resultStep && pair.resultStep.index >= this.forkAt) pair.consumed = true;
+    this.round = round;
+    return round;
+  }
+
+  private checkForkRoundBeforeModel(): void {
+    const step = this.source!.steps[this.forkAt]!;
+    if (this.source!.cursor > this.forkAt) {
+      throw divergence(step, `the agent made its next model call without calling the wrapped tool whose result is the fork point (step ${this.forkAt})`);
+    }
+  }
+
+  /** The builder the steps go to: record's own, or the fork child (prefix copied verbatim). */
+  private childBuilder(): TraceBuilder {
+    if (this.builder) return this.builder;
+    const parent = this.source!.trace;
+    const forkStep = parent.steps[this.forkAt]!;
+    this.builder = new TraceBuilder({
+      id: this.traceId(),
+      createdAt: this.now(),
+      parentId: parent.id,
+      forkedFromStepId: forkStep.id,
+      steps: parent.steps.slice(0, this.forkAt),
+    });
+    this.ids.seedPast(maxCallIndex(parent.steps.slice(0, this.forkAt)));
+    return this.builder;
+  }
+
+  /** Writes the current round's tool steps in call order. */
+  private flushRound(): void {
+    const round = this.round;
+    this.round = undefined;
+    if (!round) return;
+    const b = this.childBuilder();
+    for (const e of round.entries) {
+      if (e.recorded && !e.forkPoint && e.recorded.resultStep.index < this.forkAt) continue; // in the copied prefix
+      if (e.forkPoint) {
+        const r = e.recorded!.resultStep;
+        const p = r.payload as { toolCallId: string; toolName: string };
+        b.append("tool_result", { toolCallId: p.toolCallId, toolName: p.toolName, result: this.opts.forkSet as JsonValue }, r.timestamp);
+        continue;
+      }
+      if (!e.outcome) continue; // requested but never run: the agent stopped
+      const { toolCallId, toolName, toolInput } = e.call;
+      b.append("tool_call", { toolCallId, toolName, toolInput }, e.startedAt);
+      b.append("tool_result", { toolCallId, toolName, ...e.outcome } as JsonValue, e.endedAt);
+    }
+  }
+
+  // --- finish ---------------------------------------------------------------
+
+  async finish(options?: FinishOptions): Promise<void> {
+    if (this.mode === "off") return;
+    if (this.finished) throw new SessionError("finish() was already called for this session");
+    const inFlight = this.toolsRunning + (this.modelInFlight ? 1 : 0);
+    if (inFlight > 0) {
+      throw new SessionError(
+        `finish() was called while ${inFlight} model or tool call(s) were still running; nothing was written. Await every model and tool call before finish().`,
+      );
+    }
+    this.finished = true;
+    try {
+      if (this.firstError) throw this.firstError;
+      const outcome = outcomeOf(options, this.lastOutput);
+      if (this.mode === "replay") this.checkReplayEnd(outcome);
+      else this.write(outcome);
+    } finally {
+      this.dispose();
+    }
+  }
+
+  private checkReplayEnd(outcome: TerminalPayload): void {
+    const source = this.source!;
+    source.checkAllUsed();
+    const terminal = source.terminal();
+    if (terminal && !jsonEqual(terminal.payload, outcome as unknown as JsonValue)) {
+      const d = { path: "payload", recorded: terminal.payload, actual: outcome };
+      throw divergence(terminal, "the run ended differently from the recording", d);
+    }
+  }
+
+  private write(outcome: TerminalPayload): void {
+    if (this.mode === "fork" && !this.pastFork) {
+      throw divergence(
+        this.source!.steps[this.forkAt],
+        `the agent ended before reaching the fork point: it never called the wrapped tool whose result is step ${this.forkAt}`,
+      );
+    }
+    this.flushRound();
+    const b = this.childBuilder();
+    b.append("metadata", outcome as unknown as JsonValue, this.now());
+    writeCassetteSync(this.opts.out!, b.trace, this.allSecrets());
+  }
+
+  private allSecrets(): string[] {
+    for (const v of [process.env.ANTHROPIC_API_KEY, process.env.OPENAI_API_KEY]) if (v) this.secrets.add(v);
+    return [...this.secrets].filter((s) => s.length >= 8);
+  }
+
+  private onExit(info: ExitInfo): void {
+    if (this.finished) return;
+    if (!this.activeFlag && this.opts.claim) return; // a process that made no call claims nothing
+    this.finished = true;
+    const inFlight = this.toolsRunning + (this.modelInFlight ? 1 : 0);
+    const outcome = exitOutcome(info.exitCode, inFlight, info.uncaught, this.lastOutput);
+    try {
+      if (this.mode === "replay") {
+        if (this.firstError) throw this.firstError;
+        this.checkReplayEnd(outcome);
+      } else {
+        if (this.mode === "fork" && !this.pastFork) this.write(outcome);
+        else {
+          // unfinished tool calls: their effects are not in the cassette
+          if (this.round) for (const e of this.round.entries) if (e.running) e.outcome = undefined;
+          this.write(outcome);
+        }
+      }
+    } finally {
+      this.dispose();
+    }
+  }
+
+  dispose(): void {
+    for (const u of this.undo.splice(0)) u();
+    this.released?.();
+    this.released = undefined;
+  }
+}
+
+function recordedOutcome(pair: RecordedPair): unknown {
+  const r = pair.resultStep?.payload as { result?: JsonValue; error?: string } | undefined;
+  if (!r) return null;
+  if (typeof r.error === "string") throw new Error(r.error);
+  return r.result;
+}
+
+export function createSession(options: SessionOptions = {}): SessionImpl {
+  return new SessionImpl(options);
+}

@@ -1,0 +1,136 @@
+import { ReplayDivergenceError } from "../errors.js";
+import { compareModelInput } from "../providers/compare.js";
+import { canonicalJson } from "../trace/canonical.js";
+import { firstDifference } from "../trace/jsonDiff.js";
+import { terminalStepOf } from "../trace/payloads.js";
+import type { JsonValue, ModelInput, ModelOutput, Trace, TraceStep } from "../trace/types.js";
+import type { MatchMode } from "./types.js";
+import { pairsAt, type RecordedPair } from "./rounds.js";
+
+const HINT =
+  "If the change is intended, re-record the run (blackbox record -- <command>), or replay with --match sequence to serve the recording in order without comparing.";
+
+export function show(value: unknown): string {
+  if (value === undefined) return "(absent)";
+  const text = typeof value === "string" ? JSON.stringify(value) : canonicalJson(value);
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+}
+
+export function divergence(
+  step: TraceStep | undefined,
+  what: string,
+  details: { path?: string; recorded?: unknown; actual?: unknown } = {},
+): ReplayDivergenceError {
+  const where = step ? `step ${step.index} (${step.type})` : "the end of the recording";
+  const diff =
+    details.path !== undefined
+      ? `\n  at ${details.path}\n  recorded: ${show(details.recorded)}\n  now:      ${show(details.actual)}`
+      : "";
+  return new ReplayDivergenceError(`Replay diverged at ${where}: ${what}${diff}\n${HINT}`, {
+    stepIndex: step?.index,
+    path: details.path,
+    recorded: details.recorded,
+    actual: details.actual,
+  });
+}
+
+/** A cursor over a recorded run: what replay (and a fork's prefix) serves. */
+export class ReplaySource {
+  cursor = 0;
+  round: RecordedPair[];
+  modelCalls = 0;
+
+  constructor(
+    readonly trace: Trace,
+    readonly match: MatchMode,
+  ) {
+    const { pairs, end } = pairsAt(trace.steps, 0);
+    this.round = pairs;
+    this.cursor = end;
+  }
+
+  get steps(): TraceStep[] {
+    return this.trace.steps;
+  }
+
+  /** Every recorded tool of the current round was called. */
+  checkRoundDone(before: string, skip?: (p: RecordedPair) => boolean): void {
+    const missed = this.round.find((p) => !p.consumed && !(skip && skip(p)));
+    if (missed) {
+      const name = (missed.callStep.payload as { toolName: string }).toolName;
+      throw divergence(
+        missed.callStep,
+        `the recording ran the wrapped tool "${name}" here, but the agent ${before} without calling it`,
+      );
+    }
+  }
+
+  /** The recorded answer to the next model call; compares the request in strict mode. */
+  nextModel(input: ModelInput): { output: ModelOutput; inputStep: TraceStep; outputStep: TraceStep } {
+    this.checkRoundDone("made its next model call");
+    const step = this.steps[this.cursor];
+    if (!step || step.type !== "model_input") {
+      throw divergence(
+        step,
+        `the agent made model call #${this.modelCalls + 1}, but the recording ${step ? "has no further model call" : "ended"} (it made ${this.modelCalls})`,
+      );
+    }
+    if (this.match === "strict") {
+      const d = compareModelInput(step.payload as unknown as ModelInput, input);
+      if (d) throw divergence(step, "the model request differs from the recording", d);
+    }
+    const outputStep = this.steps[this.cursor + 1];
+    if (!outputStep || outputStep.type !== "model_output") {
+      throw divergence(outputStep ?? step, "the recording has no model output for this model call");
+    }
+    this.modelCalls++;
+    const { pairs, end } = pairsAt(this.steps, this.cursor + 2);
+    this.round = pairs;
+    this.cursor = end;
+    return { output: outputStep.payload as unknown as ModelOutput, inputStep: step, outputStep };
+  }
+
+  /** The recorded call a wrapped tool invocation answers (by name, and arguments in strict mode). */
+  nextTool(toolName: string, input: JsonValue): RecordedPair {
+    const free = this.round.filter(
+      (p) => !p.consumed && (p.callStep.payload as { toolName: string }).toolName === toolName,
+    );
+    if (free.length === 0) {
+      const anchor = this.steps[this.cursor] ?? this.steps[this.steps.length - 1];
+      throw divergence(anchor, `the agent called the wrapped tool "${toolName}", which the recording did not run here`);
+    }
+    let pair = free[0]!;
+    if (this.match === "strict") {
+      const same = free.find((p) => firstDifference((p.callStep.payload as { toolInput: JsonValue }).toolInput, input) === undefined);
+      if (!same) {
+        const recordedInput = (pair.callStep.payload as { toolInput: JsonValue }).toolInput;
+        const d = firstDifference(recordedInput, input, "toolInput");
+        throw divergence(pair.callStep, `the wrapped tool "${toolName}" was called with other arguments`, {
+          path: d?.path ?? "toolInput",
+          recorded: d ? d.a : recordedInput,
+          actual: d ? d.b : input,
+        });
+      }
+      pair = same;
+    }
+    pair.consumed = true;
+    return pair;
+  }
+
+  /** Everything recorded was used: every model call and every tool. */
+  checkAllUsed(): void {
+    this.checkRoundDone("finished");
+    const step = this.steps[this.cursor];
+    if (step && step.type !== "metadata") {
+      const left = this.steps.slice(this.cursor).filter((s) => s.type === "model_input").length;
+      throw divergence(
+        step,
+        `the agent finished after ${this.modelCalls} model call(s), but the recording made ${this.modelCalls + left}`,
+      );
+    }
+  }
+
+  terminal(): TraceStep | undefined {
+    return terminalStepOf(this.steps);
+  }
+}

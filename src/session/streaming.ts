@@ -1,0 +1,92 @@
+import { BlackboxUnsupportedError } from "../errors.js";
+import type { ToolCallIds } from "../providers/ids.js";
+import { STREAM_CONTENT_TYPE, streamAdapters } from "../providers/stream.js";
+import type { ParsedModelRequest, ProviderName } from "../providers/types.js";
+import type { ModelOutput } from "../trace/types.js";
+import type { HttpResponseLike } from "./types.js";
+
+/** The whole body of a response as text. */
+export async function readBody(body: HttpResponseLike["body"]): Promise<string> {
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
+}
+
+function chunksOf(body: HttpResponseLike["body"]): AsyncIterable<Uint8Array> {
+  if (typeof body === "string") return (async function* () { yield new TextEncoder().encode(body); })();
+  if (body instanceof Uint8Array) return (async function* () { yield body; })();
+  return body;
+}
+
+/**
+ * A live streamed reply: every chunk goes to the agent as it arrives, untouched,
+ * and into an assembler; when the stream ends, `record` gets the same neutral
+ * output a non-streamed call would have given. A stream the agent abandons, or that
+ * breaks, is not recorded: `fail` gets a refusal that says so.
+ */
+export function streamLive(
+  provider: ProviderName,
+  upstream: HttpResponseLike,
+  ids: ToolCallIds,
+  record: (output: ModelOutput) => void,
+  fail: (error: BlackboxUnsupportedError) => void,
+): HttpResponseLike {
+  const assembler = streamAdapters[provider].createAssembler(ids);
+  const source = chunksOf(upstream.body);
+  async function* passThrough(): AsyncGenerator<Uint8Array> {
+    let completed = false;
+    try {
+      for await (const chunk of source) {
+        assembler.push(chunk);
+        yield chunk;
+      }
+      completed = true;
+    } catch (err) {
+      fail(
+        new BlackboxUnsupportedError(
+          `the provider's stream broke before it ended (${(err as Error).message}); a partial reply cannot be replayed, so this model call was not recorded. Record the run again.`,
+        ),
+      );
+      throw err;
+    } finally {
+      if (!completed) {
+        fail(
+          new BlackboxUnsupportedError(
+            "the agent stopped reading a streamed reply before it ended; a partial reply cannot be replayed, so this model call was not recorded. Read streams to the end while recording (or record without streaming).",
+          ),
+        );
+      }
+    }
+    let output: ModelOutput;
+    try {
+      output = assembler.finish();
+    } catch (err) {
+      fail(err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError((err as Error).message));
+      return;
+    }
+    record(output);
+  }
+  const headers = { ...upstream.headers };
+  delete headers["content-length"];
+  delete headers["content-encoding"];
+  return { status: upstream.status, statusText: upstream.statusText, headers, body: passThrough() };
+}
+
+/** A replayed (or scripted) reply as the event stream the agent asked for. */
+export function synthesizeStream(
+  provider: ProviderName,
+  output: ModelOutput,
+  request: ParsedModelRequest,
+  ids: ToolCallIds,
+  seq: number,
+): HttpResponseLike {
+  return {
+    status: 200,
+    statusText: "OK",
+    headers: { "content-type": STREAM_CONTENT_TYPE, "request-id": `bbx_req-${seq}` },
+    body: streamAdapters[provider].synthesize(output, request, ids, seq),
+  };
+}

@@ -1,0 +1,27 @@
+import { CassetteWriteError, SecretLeakError } from "../errors.js";
+import { saveTraceSync } from "../edges/store.js";
+import { findSecrets, verifyTrace } from "../trace/verify.js";
+import type { Trace } from "../trace/types.js";
+
+/**
+ * The last gate before a recorded cassette reaches the disk: it must pass verify and
+ * must not contain an API key the session saw. Then an atomic write.
+ */
+export function writeCassetteSync(path: string, trace: Trace, secrets: string[]): void {
+  const leaks = secrets.length ? findSecrets(trace, secrets) : [];
+  if (leaks.length > 0) {
+    throw new SecretLeakError(
+      `refusing to write ${path}: the cassette would contain the API key (at ${leaks.slice(0, 5).join(", ")}). ` +
+        "Nothing was written. Keep keys out of prompts, tool inputs and tool results.",
+    );
+  }
+  const result = verifyTrace(trace);
+  if (!result.ok) {
+    const lines = result.problems.slice(0, 10).map((p) => `  step ${p.stepIndex ?? "-"} ${p.path}: ${p.message}`);
+    throw new CassetteWriteError(
+      `refusing to write ${path}: the cassette fails verify. Nothing was written.\n${lines.join("\n")}\n` +
+        "This is a bug in Blackbox or in the data the agent passed; please report it with the lines above.",
+    );
+  }
+  saveTraceSync(path, trace);
+}
