@@ -1,0 +1,19 @@
+/**
+ * The commander program. Each command lives in its own file and exports
+ * `register(program)`; adding a command is one line below.
+ */
+import { Command } from "commander";
+import { register as registerDiff } from "./diff.js";
+import { register as registerShow } from "./show.js";
+import { register as registerVerify } from "./verify.js";
+
+export function buildProgram(): Command {
+  const program = new Command("blackbox")
+    .description("Record, replay, fork, verify and diff LLM agent runs as hash-chained JSON cassettes.")
+    .showHelpAfterError()
+    .exitOverride();
+  registerVerify(program);
+  registerDiff(program);
+  registerShow(program);
+  return program;
+}

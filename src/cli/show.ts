@@ -1,0 +1,30 @@
+/** `blackbox show <cassette> [--json]`: the run as a readable timeline. */
+import type { Command } from "commander";
+import { loadTrace } from "../edges/store.js";
+import { outcomeOf } from "../trace/outcome.js";
+import { formatTimeline, timelineRows } from "../trace/timeline.js";
+import { outJson } from "./exit.js";
+import { useColor } from "./style.js";
+
+export function register(program: Command): void {
+  program
+    .command("show")
+    .description("print a run as a timeline: one line a step, tool rounds grouped, fork point marked, outcome last")
+    .argument("<cassette>", "cassette file")
+    .option("--json", "print a machine-readable result (README: CLI JSON output)")
+    .action(async (file: string, opts: { json?: boolean }) => {
+      const trace = await loadTrace(file);
+      if (opts.json) {
+        outJson({
+          id: trace.id,
+          parentId: trace.parentId ?? null,
+          forkedFromStepId: trace.forkedFromStepId ?? null,
+          createdAt: trace.createdAt,
+          steps: timelineRows(trace),
+          outcome: outcomeOf(trace),
+        });
+        return;
+      }
+      process.stdout.write(formatTimeline(trace, { color: useColor() }));
+    });
+}
