@@ -35,13 +35,13 @@ export async function forkRun(parent: Trace, options: ForkRunOptions): Promise<T
         `Pick the index of a tool_result step (blackbox show lists them), or fork with --at alone.`,
     );
   }
-  const mutations = checkMutations(parent, forkIndex, options.toolResultMutations ?? {});
-  if (hasReplacement && mutations.size > 0) {
+  if (hasReplacement && Object.keys(options.toolResultMutations ?? {}).length > 0) {
     throw new ForkError(
       `A fork takes either a replacement result at the fork point or toolResultMutations, not both. ` +
         `Put the new value for step ${forkIndex} in one of them.`,
     );
   }
+  const mutations = checkMutations(parent, forkIndex, options.toolResultMutations ?? {});
   const initial = initialInputOf(parent);
 
   const clock = options.now ?? Date.now;
