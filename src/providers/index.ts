@@ -16,3 +16,4 @@ export const DEFAULT_ORIGINS: Record<ProviderName, string> = {
   anthropic: "https://api.anthropic.com",
   openai: "https://api.openai.com",
 };
+export { compareModelInput, type InputDifference } from "./compare.js";
