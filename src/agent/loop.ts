@@ -89,7 +89,8 @@ export async function continueLoop(builder: TraceBuilder, state: LoopState, opti
   const messages = [...state.messages];
   let turns = state.turns;
   let nextCall = state.nextCallIndex;
-  const append = (type: TraceStepType, payload: JsonValue) => builder.append(type, payload, options.now());
+  // Each step gets its own copy: no two payloads share an object, so editing one never edits another.
+  const append = (type: TraceStepType, payload: JsonValue) => builder.append(type, structuredClone(payload), options.now());
 
   for (;;) {
     if (turns >= maxSteps) {
