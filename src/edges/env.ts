@@ -1,0 +1,54 @@
+/**
+ * The register hook's environment contract (spec: cli-and-register.md) read into
+ * SessionOptions. Every bad value is a BlackboxConfigError naming the variable.
+ */
+import { resolve } from "node:path";
+import { BlackboxConfigError } from "../errors.js";
+import type { JsonValue } from "../trace/types.js";
+import type { SessionOptions } from "../session/types.js";
+
+type Env = Record<string, string | undefined>;
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = env[name];
+  if (value === undefined || value === "") return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new BlackboxConfigError(`${name}="${value}" is not valid; set it to one of: ${allowed.join(", ")}`);
+}
+
+function required(env: Env, name: string, mode: string, what: string): string {
+  const value = env[name];
+  if (!value) throw new BlackboxConfigError(`BLACKBOX_MODE=${mode} needs ${name}; set it to ${what}`);
+  return value;
+}
+
+/** The session options the environment asks for, or undefined when BLACKBOX_MODE is unset/off. */
+export function optionsFromEnv(env: Env, cwd: string): SessionOptions | undefined {
+  const mode = oneOf(env, "BLACKBOX_MODE", ["off", "record", "replay", "fork"] as const, "off");
+  if (mode === "off") return undefined;
+  const options: SessionOptions = {
+    mode,
+    match: oneOf(env, "BLACKBOX_MATCH", ["strict", "sequence"] as const, "strict"),
+    ...(env.BLACKBOX_TRACE_ID ? { traceId: env.BLACKBOX_TRACE_ID } : {}),
+  };
+  if (mode === "record" || mode === "fork") options.out = resolve(cwd, required(env, "BLACKBOX_OUT", mode, "the cassette file to write"));
+  if (mode === "replay" || mode === "fork") {
+    options.cassette = resolve(cwd, required(env, "BLACKBOX_CASSETTE", mode, "the cassette file to read"));
+  }
+  if (mode === "fork") {
+    const at = required(env, "BLACKBOX_FORK_AT", mode, "the index of the tool_result step to fork at");
+    if (!/^\d+$/.test(at)) throw new BlackboxConfigError(`BLACKBOX_FORK_AT="${at}" is not a step index; set it to a whole number such as 3`);
+    options.forkAt = Number(at);
+    const set = required(env, "BLACKBOX_FORK_SET", mode, "the replacement tool result as JSON");
+    try {
+      options.forkSet = JSON.parse(set) as JsonValue;
+    } catch {
+      throw new BlackboxConfigError(`BLACKBOX_FORK_SET is not valid JSON (${set.slice(0, 60)}); quote strings, e.g. '"sunny"' or '{"temp": 30}'`);
+    }
+    options.continueWith = oneOf(env, "BLACKBOX_CONTINUE", ["live", "script"] as const, env.BLACKBOX_SCRIPT ? "script" : "live");
+    if (options.continueWith === "script") {
+      options.script = resolve(cwd, required(env, "BLACKBOX_SCRIPT", mode, "a JSON file listing the model outputs to continue with"));
+    }
+  }
+  return options;
+}

@@ -1,0 +1,40 @@
+/**
+ * The preload behind `node --import @ardaulas/blackbox/register`: a session from the
+ * environment, the global dispatcher door, the openai 4.x shim and the tool module
+ * hooks. The session itself finishes at process exit (autoFinish) and claims the
+ * cassette at its first call (claim). Any problem is one `blackbox: ...` line on
+ * stderr and exit code 2 before the agent runs.
+ */
+import { loadConfig } from "./edges/config.js";
+import { installDispatcher } from "./edges/dispatcher.js";
+import { optionsFromEnv } from "./edges/env.js";
+import { routeOpenAIThroughFetch } from "./edges/openaiShim.js";
+import { installToolHooks } from "./edges/toolHooks.js";
+import { createSession } from "./session/index.js";
+
+const INSTALLED = Symbol.for("ardaulas.blackbox.register.v1");
+
+function message(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/^\[?blackbox\]?:?\s*/i, "");
+}
+
+export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Promise<void> {
+  const globals = globalThis as unknown as Record<symbol, boolean>;
+  if (globals[INSTALLED]) return;
+  globals[INSTALLED] = true;
+  const options = optionsFromEnv(env, cwd);
+  if (!options) return;
+  const config = await loadConfig(cwd, env.BLACKBOX_CONFIG);
+  await routeOpenAIThroughFetch(cwd);
+  const session = createSession({ ...options, providers: config.providers, autoFinish: true, claim: true });
+  await installDispatcher(session);
+  await installToolHooks(config.tools, session);
+}
+
+try {
+  await start();
+} catch (err) {
+  process.stderr.write(`blackbox: ${message(err)}\n`);
+  process.exit(2);
+}
