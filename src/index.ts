@@ -1,0 +1,40 @@
+// The public surface of @ardaulas/blackbox: named exports, one by one.
+export { blackbox } from "./blackbox.js";
+export {
+  BlackboxError,
+  BlackboxUnsupportedError,
+  ReplayDivergenceError,
+  TraceLoadError,
+  ForkError,
+  SessionError,
+  SecretLeakError,
+  CassetteWriteError,
+  BlackboxConfigError,
+  isBlackboxError,
+} from "./errors.js";
+export { CURRENT_TRACE_VERSION } from "./trace/types.js";
+export { loadTrace, saveTrace } from "./edges/store.js";
+export { verifyTrace } from "./trace/verify.js";
+export { diffTraces, diffOutcome } from "./trace/diff.js";
+export { toolCallsOf } from "./trace/payloads.js";
+export { replayTrace } from "./agent/replayTrace.js";
+export { forkRun } from "./agent/forkRun.js";
+
+export type {
+  Trace,
+  TraceStep,
+  TraceStepType,
+  JsonValue,
+  MessagePart,
+  Message,
+  ModelInput,
+  ModelOutput,
+  ToolCall,
+  ToolDefinition,
+  TerminalPayload,
+} from "./trace/types.js";
+export type { Session, SessionOptions, FinishOptions, Mode, MatchMode } from "./session/types.js";
+export type { VerifyResult, VerifyProblem } from "./trace/verify.js";
+export type { TraceDiff } from "./trace/diff.js";
+export type { ModelClient } from "./agent/modelClient.js";
+export type { ForkRunOptions } from "./agent/forkRun.js";
