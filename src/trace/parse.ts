@@ -3,6 +3,7 @@
  * unreadable. Pure: the caller reads the file (src/edges/store.ts).
  */
 import { TraceLoadError } from "../errors.js";
+import { findJsonSyntaxFault } from "./jsonSyntax.js";
 import { checkShape, type ShapeProblem } from "./shape.js";
 import { CURRENT_TRACE_VERSION, type Trace } from "./types.js";
 
@@ -26,12 +27,15 @@ export function lineColumnOf(text: string, position: number): { line: number; co
 }
 
 function syntaxError(text: string, error: unknown, file: string | undefined): TraceLoadError {
-  const raw = error instanceof Error ? error.message : String(error);
-  const m = /position (\d+)/.exec(raw);
-  const position = m ? Number(m[1]) : text.length;
-  const { line, column } = lineColumnOf(text, position);
-  const reason = raw.replace(/\s*in JSON at position \d+.*$/s, "").replace(/^JSON\.parse: /, "");
-  const at = text.trim() === "" ? "it is empty" : `line ${line}, column ${column}: ${reason}`;
+  let at: string;
+  if (text.trim() === "") at = "it is empty";
+  else {
+    const found = findJsonSyntaxFault(text);
+    const raw = error instanceof Error ? error.message : String(error);
+    const position = found?.offset ?? Number(/position (\d+)/.exec(raw)?.[1] ?? text.length);
+    const { line, column } = lineColumnOf(text, position);
+    at = `line ${line}, column ${column}: ${found?.reason ?? raw}`;
+  }
   return new TraceLoadError(
     `${where(file)} is not valid JSON (${at}). Restore the file from version control or re-record the run.`,
     { file },

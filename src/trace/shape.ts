@@ -67,8 +67,16 @@ function show(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+/** A union issue where exactly one branch got past the type check: report that branch's own issues. */
+function expand(issue: Issue): Issue[] {
+  if (issue.code !== "invalid_union" || ("discriminator" in issue && issue.discriminator)) return [issue];
+  const deeper = issue.errors.filter((branch) => !(branch.length === 1 && branch[0]!.code === "invalid_type" && branch[0]!.path.length === 0));
+  if (deeper.length !== 1) return [issue];
+  return deeper[0]!.flatMap((inner) => expand({ ...inner, path: [...issue.path, ...inner.path] } as Issue));
+}
+
 function toProblems(issues: readonly Issue[], root: unknown, prefix: PropertyKey[], stepIndex: number | null): ShapeProblem[] {
-  return issues.map((issue) => {
+  return issues.flatMap(expand).map((issue) => {
     const segments = [...prefix, ...issue.path];
     const idx = stepIndex ?? (segments[0] === "steps" && typeof segments[1] === "number" ? segments[1] : null);
     return {
