@@ -85,7 +85,7 @@ function writeError(file: string, error: unknown): CassetteWriteError {
   const hint =
     e.code === "EACCES" || e.code === "EPERM" || e.code === "EROFS"
       ? "make the folder writable or choose another output path"
-      : e.code === "EISDIR"
+      : e.code === "EISDIR" || e.code === "ENOTEMPTY"
         ? "the path is a directory; choose a file path such as run.json"
         : e.code === "ENOSPC"
           ? "free some disk space and run again"
@@ -97,8 +97,19 @@ function writeError(file: string, error: unknown): CassetteWriteError {
   });
 }
 
+function serializeOrThrow(file: string, trace: Trace): string {
+  try {
+    return serializeTrace(trace);
+  } catch (error) {
+    throw new CassetteWriteError(
+      `cannot write cassette ${file}: the trace is not plain JSON (${(error as Error).message}). Keep payloads to JSON values (no BigInt, no cycles). Nothing was written.`,
+      { cause: error },
+    );
+  }
+}
+
 export async function saveTrace(file: string, trace: Trace): Promise<void> {
-  const text = serializeTrace(trace);
+  const text = serializeOrThrow(file, trace);
   const tmp = tempPathFor(file);
   try {
     await fsp.mkdir(path.dirname(file), { recursive: true });
@@ -117,7 +128,7 @@ export async function saveTrace(file: string, trace: Trace): Promise<void> {
 }
 
 export function saveTraceSync(file: string, trace: Trace): void {
-  const text = serializeTrace(trace);
+  const text = serializeOrThrow(file, trace);
   const tmp = tempPathFor(file);
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
