@@ -34,7 +34,7 @@ function parseResponse(raw: unknown, ids: ToolCallIds): ModelOutput {
       text += b.text;
       sawText = true;
     } else if (b.type === "tool_use" && typeof b.id === "string" && typeof b.name === "string") {
-      calls.push({ toolCallId: ids.callIdFor(b.id), toolName: b.name, toolInput: (b.input ?? {}) as JsonValue });
+      calls.push({ toolCallId: ids.callIdFor(b.id), toolName: b.name, toolInput: (b.input === undefined ? {} : b.input) as JsonValue });
     } else if (b.type !== "thinking" && b.type !== "redacted_thinking") {
       refuse(`${WHAT}: content[${i}] is a ${JSON.stringify(b.type)} block, which a replay could not give back (server-side tools are not supported yet); use your own tools.`);
     }

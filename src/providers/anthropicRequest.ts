@@ -68,7 +68,7 @@ function parseBlock(b: unknown, where: string, ids: ToolCallIds, names: Map<stri
     case "tool_use": {
       if (typeof b.id !== "string" || typeof b.name !== "string") refuse(`${WHAT}: ${where} tool_use needs a string id and name.`);
       names.set(b.id, b.name);
-      return { type: "tool_use", toolCallId: ids.callIdFor(b.id), toolName: b.name, toolInput: (b.input ?? {}) as JsonValue };
+      return { type: "tool_use", toolCallId: ids.callIdFor(b.id), toolName: b.name, toolInput: (b.input === undefined ? {} : b.input) as JsonValue };
     }
     case "tool_result":
       return parseToolResult(b, where, ids, names);
