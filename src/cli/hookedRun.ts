@@ -1,0 +1,55 @@
+/**
+ * What record, replay and fork do with a command: run it under the hook, then check
+ * the cassette it should have written. Exit code: the child's when it failed, else
+ * non-zero when no cassette was written or the written one fails verify.
+ */
+import { existsSync, statSync } from "node:fs";
+import type { BuiltinIo } from "./builtin.js";
+import { CliExit } from "./exit.js";
+import { useColor } from "./style.js";
+import { hookedEnv, runHooked } from "./spawnHooked.js";
+import { verifyFile } from "./verify.js";
+
+export interface HookedRun {
+  command: string[];
+  vars: Record<string, string | undefined>;
+  placeholderKeys?: boolean;
+  /** The cassette the run must write (record, fork). */
+  writes?: string;
+}
+
+function stamp(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const s = statSync(file);
+  return `${s.mtimeMs}:${s.size}:${s.ino}`;
+}
+
+export async function runUnderHook(run: HookedRun): Promise<void> {
+  if (run.command.length === 0) throw new Error("runUnderHook needs a command");
+  const before = run.writes ? stamp(run.writes) : undefined;
+  const code = await runHooked(run.command, hookedEnv(run.vars, { placeholderKeys: run.placeholderKeys }));
+  if (run.writes) {
+    const after = stamp(run.writes);
+    if (after === undefined || after === before) {
+      if (code !== 0) throw new CliExit(code);
+      process.stderr.write(
+        `blackbox: no cassette was written to ${run.writes}: the command made no model call through Blackbox. ` +
+          "Check that the agent runs in Node with the provider SDK (api.anthropic.com / api.openai.com, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL), " +
+          "or name its tools in blackbox.config.ts\n",
+      );
+      throw new CliExit(1);
+    }
+    const verdict = await verifyFile(run.writes);
+    if (!verdict.ok) {
+      process.stderr.write(`blackbox: the cassette ${run.writes} fails verify; run \`blackbox verify ${run.writes}\` for the details\n`);
+      for (const p of verdict.problems.slice(0, 5)) process.stderr.write(`  ${p.stepIndex === null ? "trace" : `step ${p.stepIndex}`} ${p.path}: ${p.message}\n`);
+      throw new CliExit(code !== 0 ? code : 1);
+    }
+  }
+  if (code !== 0) throw new CliExit(code);
+}
+
+/** The built-in agent's output on this process's stdout/stderr. */
+export function consoleIo(): BuiltinIo {
+  return { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t), color: useColor() };
+}
