@@ -100,7 +100,9 @@ function buildResponse(output: ModelOutput, request: ParsedModelRequest, ids: To
 
 /** The SDK puts the whole body on APIError.error, so isBlackboxError reads `.error.error.type`. */
 function errorBody(message: string): JsonValue {
-  return { type: "error", error: { type: BLACKBOX_ERROR_TYPE, message } };
+  // The top-level `message` is what the SDK's APIError puts in its own message
+  // ("400 [blackbox] ..."); the API's usual shape is kept under `error`.
+  return { type: "error", message, error: { type: BLACKBOX_ERROR_TYPE, message } };
 }
 
 export const anthropicAdapter: ProviderAdapter = {

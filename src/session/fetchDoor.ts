@@ -51,7 +51,6 @@ export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): 
   return async function blackboxFetch(input: RequestInfo | URL, init?: FetchInit): Promise<Response> {
     if (session.mode === "off") return passThrough(input, init);
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    if (session.route(url) === undefined) return passThrough(input, init);
     let request: WireRequest;
     if (typeof input === "string" || input instanceof URL) {
       request = {
@@ -72,6 +71,9 @@ export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): 
       const body: AsyncIterable<Uint8Array> = res.body ? (res.body as unknown as AsyncIterable<Uint8Array>) : (async function* () {})();
       return { status: res.status, statusText: res.statusText, headers, body };
     };
-    return toResponse(await session.handle(request, forward, signal));
+    // Only the SDKs send through bb.fetch, whatever their baseURL: the origin names the
+    // provider when it is a known one, else the Anthropic SDK's version header does.
+    const provider = session.route(url) ?? ("anthropic-version" in request.headers ? "anthropic" : "openai");
+    return toResponse(await session.handle(request, forward, signal, provider));
   };
 }

@@ -158,8 +158,13 @@ export class SessionImpl implements Session {
     return undefined;
   }
 
-  async handle(request: WireRequest, forward: Forward, signal?: AbortSignal): Promise<HttpResponseLike> {
-    const provider = this.route(request.url);
+  async handle(
+    request: WireRequest,
+    forward: Forward,
+    signal?: AbortSignal,
+    hint?: ProviderName,
+  ): Promise<HttpResponseLike> {
+    const provider = hint ?? this.route(request.url);
     if (!provider) return forward(request, signal);
     const adapter = adapters[provider];
     const url = new URL(request.url);

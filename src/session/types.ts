@@ -73,8 +73,12 @@ export interface Session {
   // --- the doors ------------------------------------------------------------
   /** The provider whose endpoint this URL is (default origins, *_BASE_URL, config), if any. */
   route(url: string): ProviderName | undefined;
-  /** Handle a request to a provider origin: record, replay, fork or pass through. */
-  handle(request: WireRequest, forward: Forward, signal?: AbortSignal): Promise<HttpResponseLike>;
+  /**
+   * Handle a request to a provider: record, replay, fork or pass through. `provider`
+   * names it when the door knows (bb.fetch only ever carries SDK requests); else
+   * the URL's origin decides, and a request to no provider origin is forwarded.
+   */
+  handle(request: WireRequest, forward: Forward, signal?: AbortSignal, provider?: ProviderName): Promise<HttpResponseLike>;
   /** True once the session has seen a model or tool call. */
   readonly active: boolean;
   /** Undo every patch and exit hook this session installed. Harmless twice. */

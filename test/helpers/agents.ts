@@ -28,7 +28,7 @@ export async function anthropicAgent(client: Anthropic, tools: ToolFns, o: Agent
   const messages: Anthropic.MessageParam[] = [{ role: "user", content: o.task }];
   const defs = Object.keys(tools).map((name) => ({ name, description: o.toolDescription ?? `The ${name} tool`, input_schema: schema as Anthropic.Tool.InputSchema }));
   for (let turn = 0; turn < (o.maxTurns ?? 8); turn++) {
-    const params = { model: o.model ?? "claude-sonnet-4-5", max_tokens: 1024, system: o.system ?? "You are a travel agent.", tools: defs, messages, ...o.extra };
+    const params = { model: o.model ?? "claude-sonnet-4-6", max_tokens: 1024, system: o.system ?? "You are a travel agent.", tools: defs, messages, ...o.extra };
     const res = o.stream
       ? await client.messages.stream(params as Anthropic.MessageStreamParams).finalMessage()
       : ((await client.messages.create(params as Anthropic.MessageCreateParamsNonStreaming)) as Anthropic.Message);
