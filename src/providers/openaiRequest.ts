@@ -34,6 +34,9 @@ export function parseOpenAIRequest(raw: unknown, ids: ToolCallIds): ParsedModelR
   if (Array.isArray(body.modalities) && body.modalities.includes("audio")) {
     refuse(`${WHAT}: audio output (modalities ["audio"]) is not supported yet; ask for text only.`);
   }
+  if (body.functions !== undefined && body.functions !== null) {
+    refuse(`${WHAT}: the deprecated "functions" parameter is not supported; pass the same definitions as tools: [{ type: "function", function: {...} }].`);
+  }
   const names = new Map<string, string>(); // provider call id -> tool name
   const wire = arrayField(body, "messages", WHAT);
   const system: string[] = [];

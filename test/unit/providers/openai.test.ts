@@ -118,6 +118,9 @@ describe("openai parseRequest", () => {
     ["a strict tool", { messages: [], tools: [{ type: "function", function: { name: "t", strict: true } }] }, /sets strict: true.*remove "strict"/],
     ["a message name", msgs({ role: "user", name: "bob", content: "hi" }), /carries a name \("bob"\).*Remove "name"/],
     ["logprobs", { messages: [], logprobs: true }, /logprobs: true.*remove logprobs/],
+    ["deprecated functions", { messages: [], functions: [{ name: "f", parameters: {} }] }, /deprecated "functions" parameter.*as tools/],
+    ["a deprecated function_call in history", msgs({ role: "assistant", content: null, function_call: { name: "f", arguments: "{}" } }), /deprecated function_call; use tool_calls/],
+    ["audio output", { messages: [], modalities: ["text", "audio"] }, /audio output .* not supported yet; ask for text only/],
     ["an unknown role", msgs({ role: "function", content: "x" }), /role "function"/],
     ["a tool message without its call", msgs({ role: "tool", tool_call_id: "call_Z", content: "x" }), /no earlier assistant tool_calls has/],
   ];
