@@ -3,7 +3,11 @@
  * `register(program)`; adding a command is one line below.
  */
 import { Command } from "commander";
+import { register as registerDemo } from "./demo.js";
 import { register as registerDiff } from "./diff.js";
+import { register as registerFork } from "./fork.js";
+import { register as registerRecord } from "./record.js";
+import { register as registerReplay } from "./replay.js";
 import { register as registerShow } from "./show.js";
 import { register as registerVerify } from "./verify.js";
 
@@ -12,8 +16,12 @@ export function buildProgram(): Command {
     .description("Record, replay, fork, verify and diff LLM agent runs as hash-chained JSON cassettes.")
     .showHelpAfterError()
     .exitOverride();
+  registerRecord(program);
+  registerReplay(program);
+  registerFork(program);
   registerVerify(program);
   registerDiff(program);
   registerShow(program);
+  registerDemo(program);
   return program;
 }

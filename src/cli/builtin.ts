@@ -1,0 +1,106 @@
+/**
+ * `blackbox replay <cassette>` and `blackbox fork <cassette> --at N [--set json]`
+ * without a command: they drive the built-in demo agent. Each returns the exit
+ * code; output goes through `io` so the caller decides where it lands.
+ */
+import path from "node:path";
+import { DEMO_MODEL, DemoModelClient, demoTools } from "../agent/demo.js";
+import { forkRun } from "../agent/forkRun.js";
+import { replayTrace } from "../agent/replayTrace.js";
+import { ForkError, isBlackboxError } from "../errors.js";
+import { loadTrace, saveTrace } from "../edges/store.js";
+import { formatTimeline } from "../trace/timeline.js";
+import type { JsonValue, Trace } from "../trace/types.js";
+import { verifyTrace } from "../trace/verify.js";
+
+export interface BuiltinIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  color: boolean;
+}
+
+const short = (v: unknown): string => {
+  const text = v === undefined ? "(nothing)" : JSON.stringify(v);
+  return text.length > 100 ? `${text.slice(0, 97)}...` : text;
+};
+
+/** Prints a Blackbox error as one line and maps it to an exit code (2: a bad --at/--set). */
+function fail(io: BuiltinIo, error: unknown): number {
+  if (!isBlackboxError(error)) throw error;
+  io.stderr(`blackbox: ${(error as Error).message}\n`);
+  return error instanceof ForkError ? 2 : 1;
+}
+
+/** Verifies and replays a built-in agent cassette offline; 0 when it reproduces, 1 otherwise. */
+export async function replayBuiltin(cassettePath: string, io: BuiltinIo): Promise<number> {
+  let trace: Trace;
+  try {
+    trace = await loadTrace(cassettePath);
+  } catch (error) {
+    return fail(io, error);
+  }
+  const verified = verifyTrace(trace);
+  if (!verified.ok) {
+    io.stderr(`blackbox: ${cassettePath} failed verify, so it cannot be replayed:\n`);
+    for (const p of verified.problems) io.stderr(`  - ${p.path}: ${p.message}\n`);
+    return 1;
+  }
+  const result = await replayTrace(trace);
+  if (!result.ok) {
+    const d = result.divergence!;
+    io.stderr(
+      `blackbox: replay of ${cassettePath} diverged at step ${d.index}: ${d.message}\n` +
+        `  at ${d.path || "(the step itself)"}\n  recorded: ${short(d.recorded)}\n  replayed: ${short(d.actual)}\n` +
+        `The cassette's steps do not follow from its own model outputs and tool results. ` +
+        `If it was recorded from your own agent, replay it with: blackbox replay ${cassettePath} -- <command>\n`,
+    );
+    return 1;
+  }
+  io.stdout(
+    `replayed ${cassettePath} offline: ${result.steps} steps reproduced from the cassette alone ` +
+      `(no model, no tools), same outcome.\n`,
+  );
+  return 0;
+}
+
+/** Where a fork is written when no --out is given: beside the parent, `<name>.fork-<N>.json`. */
+export function defaultForkPath(cassettePath: string, at: number): string {
+  const dir = path.dirname(cassettePath);
+  const base = path.basename(cassettePath).replace(/\.json$/i, "");
+  return path.join(dir, `${base}.fork-${at}.json`);
+}
+
+/** Forks a demo agent cassette and writes the child; 0 on success. */
+export async function forkBuiltin(
+  cassettePath: string,
+  options: { at: number; set?: JsonValue; out?: string },
+  io: BuiltinIo,
+): Promise<number> {
+  const out = options.out ?? defaultForkPath(cassettePath, options.at);
+  let child: Trace;
+  try {
+    const parent = await loadTrace(cassettePath);
+    const model = (parent.steps.find((s) => s.type === "model_input")?.payload as { model?: unknown } | undefined)?.model;
+    if (model !== DEMO_MODEL) {
+      throw new ForkError(
+        `${cassettePath} was not recorded by the built-in demo agent, so blackbox cannot continue it on its own. ` +
+          `Fork your own agent by running it: blackbox fork ${cassettePath} --at ${options.at} --set <json> -- <command>`,
+      );
+    }
+    child = await forkRun(parent, {
+      forkIndex: options.at,
+      ...(options.set !== undefined ? { replacement: options.set } : {}),
+      client: new DemoModelClient(),
+      tools: demoTools,
+      traceId: path.basename(out).replace(/\.json$/i, ""),
+    });
+    await saveTrace(out, child);
+  } catch (error) {
+    return fail(io, error);
+  }
+  const how = options.set !== undefined ? `with the result ${short(options.set)}` : "and let the demo agent go on";
+  io.stdout(`forked ${cassettePath} at step ${options.at} ${how}\nwrote ${out}\n\n`);
+  io.stdout(formatTimeline(child, { color: io.color }));
+  io.stdout(`\ncompare with the parent: blackbox diff ${cassettePath} ${out}\n`);
+  return 0;
+}
