@@ -13,7 +13,7 @@ export function isObj(v: unknown): v is Obj {
 
 /** Throw the one refusal error; `message` names the thing and what to use instead. */
 export function refuse(message: string): never {
-  throw new BlackboxUnsupportedError(`[blackbox] ${message}`);
+  throw new BlackboxUnsupportedError(message);
 }
 
 /** The body as an object, or a refusal naming the provider call. */

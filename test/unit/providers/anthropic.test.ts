@@ -183,6 +183,6 @@ describe("anthropic buildResponse", () => {
     expect(a.buildResponse({ type: "final_answer", text: "done" }, req, ids, 2)).toMatchObject({ stop_reason: "end_turn", content: [{ type: "text", text: "done" }] });
   });
   it("errorBody carries the blackbox_error type", () => {
-    expect(a.errorBody("[blackbox] no")).toEqual({ type: "error", error: { type: "blackbox_error", message: "[blackbox] no" } });
+    expect(a.errorBody("[blackbox] no")).toEqual({ type: "error", message: "[blackbox] no", error: { type: "blackbox_error", message: "[blackbox] no" } });
   });
 });
