@@ -45,6 +45,9 @@ export function streamLive(
       }
       completed = true;
     } catch (err) {
+      // The agent aborting its request (stream.controller.abort()) surfaces here as an AbortError:
+      // leave it to the "stopped reading" refusal below rather than blaming the provider.
+      if ((err as Error)?.name === "AbortError") throw err;
       fail(
         new BlackboxUnsupportedError(
           `the provider's stream broke before it ended (${(err as Error).message}); a partial reply cannot be replayed, so this model call was not recorded. Record the run again.`,
