@@ -1,13 +1,13 @@
 /**
  * Finding, loading and validating blackbox.config.{ts,mts,js,mjs}. TypeScript configs
  * load through jiti (Node 20 cannot strip types; jiti with its disk cache measured
- * ~60-80 ms warm vs ~400 ms for tsx's tsImport). Every problem is one
+ * ~60-80 ms warm vs ~400 ms for tsx's tsImport; zod, ~60 ms to import, loads only
+ * when there is a config file). Every problem is one
  * BlackboxConfigError naming the file and the entry.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
 import type { BlackboxConfig } from "../config.js";
 import { BlackboxConfigError } from "../errors.js";
 import { scanExports } from "./staticExports.js";
@@ -29,21 +29,6 @@ export interface LoadedConfig {
   tools: ToolTarget[];
   providers: { anthropic: string[]; openai: string[] };
 }
-
-const identifier = z.string().min(1);
-const schema = z.strictObject({
-  tools: z
-    .array(
-      z.union([
-        z.strictObject({ module: identifier, exports: z.array(identifier).min(1) }),
-        z.strictObject({ module: identifier, export: identifier, name: identifier.optional() }),
-      ]),
-    )
-    .optional(),
-  providers: z
-    .strictObject({ anthropic: z.array(z.url()).optional(), openai: z.array(z.url()).optional() })
-    .optional(),
-});
 
 /** The config file to use: BLACKBOX_CONFIG when given, else the first blackbox.config.* in cwd. */
 export function findConfig(cwd: string, explicit: string | undefined): string | undefined {
@@ -71,13 +56,9 @@ async function importConfig(file: string): Promise<unknown> {
   return jiti.import(file, { default: true });
 }
 
-function formatIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.length ? issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") : "(top level)";
-  return `${path}: ${issue.message}`;
-}
-
-export function validateConfig(file: string, raw: unknown): LoadedConfig {
-  const parsed = schema.safeParse(raw);
+export async function validateConfig(file: string, raw: unknown): Promise<LoadedConfig> {
+  const { configSchema, formatIssue } = await import("./configSchema.js");
+  const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
     throw new BlackboxConfigError(
