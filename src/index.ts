@@ -19,6 +19,8 @@ export { diffTraces, diffOutcome } from "./trace/diff.js";
 export { toolCallsOf } from "./trace/payloads.js";
 export { replayTrace } from "./agent/replayTrace.js";
 export { forkRun } from "./agent/forkRun.js";
+export { assertCassette } from "./assert.js";
+export { ScriptedModelClient } from "./agent/modelClient.js";
 
 export type {
   Trace,
@@ -38,3 +40,6 @@ export type { VerifyResult, VerifyProblem } from "./trace/verify.js";
 export type { TraceDiff } from "./trace/diff.js";
 export type { ModelClient } from "./agent/modelClient.js";
 export type { ForkRunOptions } from "./agent/forkRun.js";
+export type { CassetteExpectations } from "./assert.js";
+export type { ReplayResult, ReplayDivergence } from "./agent/replayTrace.js";
+export type { ToolFn, ToolMap } from "./agent/loop.js";
