@@ -101,6 +101,8 @@ export async function forkBuiltin(
   const how = options.set !== undefined ? `with the result ${short(options.set)}` : "and let the demo agent go on";
   io.stdout(`forked ${cassettePath} at step ${options.at} ${how}\nwrote ${out}\n\n`);
   io.stdout(formatTimeline(child, { color: io.color }));
+  const end = child.steps.at(-1)?.payload as { event?: string; result?: unknown } | undefined;
+  if (end?.event === "run_completed" && typeof end.result === "string") io.stdout(`\nthe child's answer: ${end.result}\n`);
   io.stdout(`\ncompare with the parent: blackbox diff ${cassettePath} ${out}\n`);
   return 0;
 }

@@ -75,6 +75,7 @@ describe("forkBuiltin", () => {
     expect(verifyTrace(child).ok).toBe(true);
     expect(io.stdout).toContain(`forked ${parentFile} at step 3 with the result ${JSON.stringify(DEMO_RAIN)}\nwrote ${out}\n`);
     expect(io.stdout).toContain("<- fork point");
+    expect(io.stdout).toContain("the child's answer: Saturday in Lisbon will be rainy, 14°C, so plan indoors and take an umbrella: the Gulbenkian Museum, then the Oceanário, then a fado dinner in Alfama.\n");
     expect(io.stdout).toContain(`blackbox diff ${parentFile} ${out}`);
   });
 
