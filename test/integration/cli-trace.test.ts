@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+
+const F = (name: string): string => join("test", "fixtures", name);
+const tmp = mkdtempSync(join(tmpdir(), "bbx-cli-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe("blackbox verify", () => {
+  it("ok cassettes exit 0", async () => {
+    const r = await runCli(["verify", F("basic.json"), F("parallel.json")]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`ok    ${F("basic.json")}  (7 steps, hash chain intact)\nok    ${F("parallel.json")}  (10 steps, hash chain intact)\n`);
+    expect(r.stderr).toBe("");
+  });
+
+  it("a tampered cassette exits 1 and names the step and path", async () => {
+    const r = await runCli(["verify", F("basic.json"), F("tampered.json")]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`FAIL  ${F("tampered.json")}  1 problem\n  step 3  steps[3].hash: hash does not match the step's content`);
+    expect(r.stdout).toContain(`ok    ${F("basic.json")}`);
+  });
+
+  it("v1, missing and non-JSON files are failures with their reason", async () => {
+    const broken = join(tmp, "broken.json");
+    writeFileSync(broken, '{"version": 2,');
+    const r = await runCli(["verify", F("v1.json"), join(tmp, "missing.json"), broken]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("is a v1 cassette");
+    expect(r.stdout).toContain("missing.json does not exist");
+    expect(r.stdout).toMatch(/broken\.json is not valid JSON \(line 1, column 15: unexpected end of input);
+  });
+
+  it("--json is stable", async () => {
+    const r = await runCli(["verify", "--json", F("tampered.json")]);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out).toEqual({
+      ok: false,
+      results: [{ file: F("tampered.json"), ok: false, steps: 7, problems: [{ stepIndex: 3, path: "steps[3].hash", message: expect.stringMatching(/^hash does not match/) }] }],
+    });
+  });
+});
+
+describe("blackbox diff", () => {
+  it("same cassettes exit 0", async () => {
+    const r = await runCli(["diff", F("basic.json"), F("basic.json")]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('same: 7 steps with identical hashes; outcome success "It is 21°C and clear in Paris."\n');
+  });
+
+  it("a fork differs at its fork point: exit 1, index, type, path, both values, outcomes", async () => {
+    const r = await runCli(["diff", F("basic.json"), F("fork-child.json")]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(
+      [
+        "differ: first divergence at step 3 (tool_result)",
+        "  payload.result.sky",
+        `    A ${F("basic.json")}: "clear"`,
+        `    B ${F("fork-child.json")}: "snow"`,
+        "outcome: differs",
+        '    A: success "It is 21°C and clear in Paris."',
+        '    B: success "It is -5°C and snowing in Paris."',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("--json gives divergence and outcome", async () => {
+    const r = await runCli(["diff", "--json", F("basic.json"), F("failed-process-exit.json")]);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.same).toBe(false);
+    expect(out.divergence).toMatchObject({ index: 0, typeA: "model_input", typeB: "model_input", kind: "changed", path: "payload.messages[0].content" });
+    expect(out.outcome).toEqual({
+      same: false,
+      a: { status: "success", result: "It is 21°C and clear in Paris." },
+      b: { status: "error", reason: "process_exit", error: "the process exited with code 3" },
+    });
+    const same = await runCli(["diff", "--json", F("basic.json"), F("basic.json")]);
+    expect(JSON.parse(same.stdout)).toMatchObject({ same: true, divergence: null, outcome: { same: true } });
+    expect(same.code).toBe(0);
+  });
+
+  it("an unreadable cassette: blackbox: <message>, no stack, exit 1", async () => {
+    const r = await runCli(["diff", F("basic.json"), F("v1.json")]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^blackbox: cassette test\/fixtures\/v1\.json is a v1 cassette .* Re-record the run to get a v2 cassette\.\n$/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("blackbox show", () => {
+  it("prints the step lines, the fork point and the outcome", async () => {
+    const r = await runCli(["show", F("fork-child.json")]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("run basic-fork  7 steps, created 2026-01-01T00:01:00.000Z\nforked from basic at basic:3\n");
+    expect(r.stdout).toContain("  1   +250ms  model_output   1 tool call: get_weather\n");
+    expect(r.stdout).toContain('    tool_call    call-0 get_weather({"city":"Paris"})\n');
+    expect(r.stdout).toContain("<- fork point");
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe('outcome: success "It is -5°C and snowing in Paris."');
+    expect(r.stdout).not.toContain("\u001b[");
+  });
+
+  it("--json gives rows and the outcome", async () => {
+    const r = await runCli(["show", "--json", F("fork-child.json")]);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ id: "basic-fork", parentId: "basic", forkedFromStepId: "basic:3", createdAt: 1767225660000, outcome: { status: "success" } });
+    expect(out.steps[3]).toEqual({ index: 3, type: "tool_result", timestamp: 1767225601000, nested: true, forkPoint: true, text: 'call-0 get_weather -> {"tempC":-5,"sky":"snow"}' });
+  });
+
+  it("colour: FORCE_COLOR turns it on, NO_COLOR wins", async () => {
+    expect((await runCli(["show", F("basic.json")], { env: { FORCE_COLOR: "1" } })).stdout).toContain("\u001b[");
+    expect((await runCli(["show", F("basic.json")], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } })).stdout).not.toContain("\u001b[");
+    expect((await runCli(["verify", F("basic.json")], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } })).stdout).toMatch(/^ok {4}/);
+  });
+});
+
+describe("usage", () => {
+  it("--help on every command exits 0", async () => {
+    for (const cmd of ["verify", "diff", "show"]) {
+      const r = await runCli([cmd, "--help"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: blackbox ${cmd} \\[options\\]`));
+      expect(r.stdout).toContain("--json");
+    }
+  });
+
+  it("usage errors exit 2 with the command's help", async () => {
+    const r = await runCli(["diff", F("basic.json")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("error: missing required argument 'b'");
+    expect(r.stderr).toContain("Usage: blackbox diff [options] <a> <b>");
+    const unknown = await runCli(["verify", "--nope", F("basic.json")]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("error: unknown option '--nope'");
+    const cmd = await runCli(["frobnicate"]);
+    expect(cmd.code).toBe(2);
+    expect(cmd.stderr).toContain("error: unknown command 'frobnicate'");
+  });
+});
