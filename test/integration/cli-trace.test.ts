@@ -30,7 +30,7 @@ describe("blackbox verify", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("is a v1 cassette");
     expect(r.stdout).toContain("missing.json does not exist");
-    expect(r.stdout).toMatch(/broken\.json is not valid JSON \(line 1, column 15: unexpected end of input);
+    expect(r.stdout).toMatch(/broken\.json is not valid JSON \(line 1, column 15: unexpected end of input/);
   });
 
   it("--json is stable", async () => {
