@@ -36,7 +36,7 @@ export class AnthropicMessageFolder {
     }
     if (ev.event === "error" || data.type === "error") {
       const err = (data.error ?? {}) as Obj;
-      this.problem = `the provider sent an error event (${String(err.type ?? "error")}: ${String(err.message ?? ev.data)})`;
+      this.problem = `an error event from the provider (${String(err.type ?? "error")}: ${String(err.message ?? ev.data)})`;
       return;
     }
     this.apply(data);

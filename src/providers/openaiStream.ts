@@ -48,7 +48,7 @@ export class OpenAIChunkFolder {
     }
     if (ev.event === "error" || (data && data.error)) {
       const err = (data.error ?? data) as Obj;
-      this.problem = `the provider sent an error (${String(err.type ?? err.code ?? "error")}: ${String(err.message ?? ev.data)})`;
+      this.problem = `an error from the provider (${String(err.type ?? err.code ?? "error")}: ${String(err.message ?? ev.data)})`;
       return;
     }
     this.chunk(data);

@@ -94,6 +94,22 @@ describe("a provider stream that breaks while recording", () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it("Anthropic: an error event mid-stream reaches the agent and finish() refuses, naming the error", async () => {
+    const { bb, out } = session("error-anthropic", fake.anthropicUrl, "anthropic");
+    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
+    const events = anthropicSSE(reply).slice(0, 4);
+    events.push(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`);
+    fake.enqueue({ sse: events, chunkSize: 5, delayMs: 1 });
+    const read = async () => {
+      for await (const _ of await client.messages.create({ ...params, stream: true })) {
+        // the SDK throws on the error event
+      }
+    };
+    await expect(read()).rejects.toThrow(/Overloaded/);
+    await expect(bb.finish()).rejects.toThrow(/an error event from the provider \(overloaded_error: Overloaded\)/);
+    expect(existsSync(out)).toBe(false);
+  });
+
   describe("the connection drops mid-stream", () => {
     let server: Server;
     let url: string;

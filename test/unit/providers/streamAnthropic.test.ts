@@ -73,7 +73,7 @@ describe("Anthropic stream assembler", () => {
   it("refuses a stream with a provider error event, naming the error", () => {
     const head = cases.text.sse.slice(0, cases.text.sse.indexOf("event: content_block_stop"));
     const err = anthropicSse([{ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }]);
-    expect(() => assemble([encode(head + err)])).toThrow(/error event \(overloaded_error: Overloaded\).*retry the call/);
+    expect(() => assemble([encode(head + err)])).toThrow(/could not be recorded: it contained an error event from the provider \(overloaded_error: Overloaded\).*retry the call/);
   });
 
   it("refuses tool input whose JSON deltas do not form JSON", () => {

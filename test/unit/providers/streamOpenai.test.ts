@@ -61,7 +61,7 @@ describe("OpenAI stream assembler", () => {
   it("refuses a stream carrying a provider error, naming it", () => {
     const head = cases.text.sse.split("\n\n").slice(0, 2).join("\n\n") + "\n\n";
     const err = openaiSse([{ error: { message: "The server had an error while processing your request.", type: "server_error" } }]);
-    expect(() => assemble([encode(head + err)])).toThrow(/sent an error \(server_error: The server had an error/);
+    expect(() => assemble([encode(head + err)])).toThrow(/could not be recorded: it contained an error from the provider \(server_error: The server had an error/);
   });
 
   it("refuses what the non-streamed parse refuses (several choices)", () => {
