@@ -1,0 +1,119 @@
+/**
+ * `node --import <root>/register.mjs agent` with the environment set by hand: ESM,
+ * CommonJS and tsx agents, the Anthropic and OpenAI SDKs, recorded against the fake
+ * provider, then replayed with no network at all and the side-effect tool not run.
+ */
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ROOT, runProcess } from "../helpers/child.js";
+import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { FIXTURES, REGISTER, hookedNode, queueRun, readCassette, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+
+let fake: FakeProvider;
+const tmp = tempDir();
+beforeAll(async () => {
+  requireBuild();
+  fake = await startFakeProvider();
+});
+afterAll(async () => {
+  await fake.close();
+  tmp.cleanup();
+});
+
+interface Case {
+  name: string;
+  dir: string;
+  wire: "anthropic" | "openai";
+  tools: [string, string];
+  run: (env: Record<string, string>, offline: boolean) => ReturnType<typeof hookedNode>;
+}
+
+const cases: Case[] = [
+  {
+    name: "ESM agent, Anthropic SDK, export renamed by the config",
+    dir: join(FIXTURES, "esm"),
+    wire: "anthropic",
+    tools: ["weather", "save_note"],
+    run: (env, offline) => hookedNode(join(FIXTURES, "esm"), ["agent.mjs"], env, offline),
+  },
+  {
+    name: "CommonJS agent, OpenAI SDK 6, CommonJS config",
+    dir: join(FIXTURES, "cjs"),
+    wire: "openai",
+    tools: ["get_weather", "save_note"],
+    run: (env, offline) => hookedNode(join(FIXTURES, "cjs"), ["agent.js"], env, offline),
+  },
+  {
+    name: "TypeScript agent and tools under tsx, TypeScript config",
+    dir: join(FIXTURES, "ts"),
+    wire: "anthropic",
+    tools: ["get_weather", "save_note"],
+    run: (env, offline) =>
+      runProcess(join(ROOT, "node_modules", ".bin", "tsx"), ["agent.ts"], {
+        cwd: join(FIXTURES, "ts"),
+        env: { ...env, NODE_OPTIONS: `--import ${REGISTER}` },
+        offline,
+      }),
+  },
+];
+
+describe.each(cases)("$name", (c) => {
+  const out = join(tmp.dir, `${c.dir.split("/").pop()}.json`);
+  const notes = join(tmp.dir, `${c.dir.split("/").pop()}-notes.txt`);
+  const base = () => ({
+    NOTES_FILE: notes,
+    // One base URL per case: the fake serves both wire formats on one origin.
+    ...(c.wire === "anthropic" ? { ANTHROPIC_BASE_URL: fake.anthropicUrl } : { OPENAI_BASE_URL: fake.openaiUrl }),
+    ANTHROPIC_API_KEY: "sk-ant-fake-key-0123456789",
+    OPENAI_API_KEY: "sk-fake-openai-key-0123456789",
+  });
+
+  test("records every model and tool call, unchanged agent", async () => {
+    queueRun(fake, c.wire, c.tools, "Noted: sunny in Lisbon.");
+    const r = await c.run({ ...base(), BLACKBOX_MODE: "record", BLACKBOX_OUT: out }, false);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("answer: Noted: sunny in Lisbon.");
+    expect(r.code).toBe(0);
+    expect(existsSync(notes)).toBe(true);
+    const trace = readCassette(out);
+    expect(toolNames(trace)).toEqual(c.tools);
+    expect(trace.steps.filter((s) => s.type === "model_input")).toHaveLength(3);
+    expect(trace.steps.at(-1)!.payload).toMatchObject({ event: "run_completed", status: "success" });
+  });
+
+  test("replays offline (no network namespace) without running the side-effect tool", async () => {
+    rmSync(notes, { force: true });
+    const r = await c.run({ ...base(), BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("answer: Noted: sunny in Lisbon.");
+    expect(r.code).toBe(0);
+    expect(existsSync(notes)).toBe(false);
+  });
+
+  test("a replay whose agent asks something else diverges: exit non-zero and a report", async () => {
+    const r = await c.run({ ...base(), PROMPT: "Something else entirely", BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/diverge/i);
+    expect(existsSync(notes)).toBe(false);
+  });
+});
+
+test("BLACKBOX_MODE unset: the hook does nothing, the agent talks to the provider directly", async () => {
+  const out = join(tmp.dir, "off.json");
+  const notes = join(tmp.dir, "off-notes.txt");
+  queueRun(fake, "anthropic", ["weather", "save_note"], "Plain run.");
+  const before = fake.requests.length;
+  const r = await hookedNode(join(FIXTURES, "esm"), ["agent.mjs"], {
+    NOTES_FILE: notes,
+    ANTHROPIC_BASE_URL: fake.anthropicUrl,
+    ANTHROPIC_API_KEY: "sk-ant-fake-key-0123456789",
+    BLACKBOX_MODE: undefined,
+    BLACKBOX_OUT: out,
+  });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("answer: Plain run.");
+  expect(fake.requests.length - before).toBe(3);
+  expect(existsSync(out)).toBe(false);
+  expect(existsSync(notes)).toBe(true);
+});

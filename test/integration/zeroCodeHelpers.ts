@@ -1,0 +1,47 @@
+/** Shared by the zero-code tests: temp folders, the hooked node, and cassette reading. */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { verifyTrace } from "../../src/trace/verify.js";
+import type { Trace } from "../../src/trace/types.js";
+import { ROOT, runProcess, type ChildOptions, type ChildResult } from "../helpers/child.js";
+import { anthropicMessage, openaiCompletion, type FakeProvider } from "../helpers/fakeProvider.js";
+
+export const REGISTER = join(ROOT, "register.mjs");
+export const BIN = join(ROOT, "bin", "blackbox.mjs");
+export const FIXTURES = join(ROOT, "test", "fixtures", "zero-code");
+
+export function requireBuild(): void {
+  if (!existsSync(join(ROOT, "dist", "register.js"))) throw new Error("dist/ is missing: run `npm run build` before these tests (npm test does)");
+}
+
+/** A temp folder inside the repo (gitignored), so node_modules resolve from it. */
+export function tempDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(ROOT, ".blackbox-tmp-zc-"));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** `node --import register.mjs <args>` in `cwd`. */
+export function hookedNode(cwd: string, args: string[], env: ChildOptions["env"], offline = false): Promise<ChildResult> {
+  return runProcess(process.execPath, ["--import", REGISTER, ...args], { cwd, env, offline });
+}
+
+export function readCassette(file: string): Trace {
+  const trace = JSON.parse(readFileSync(file, "utf8")) as Trace;
+  const verdict = verifyTrace(trace);
+  if (!verdict.ok) throw new Error(`${file} fails verify: ${JSON.stringify(verdict.problems)}`);
+  return trace;
+}
+
+export function toolNames(trace: Trace): string[] {
+  return trace.steps.filter((s) => s.type === "tool_call").map((s) => (s.payload as { toolName: string }).toolName);
+}
+
+/** Queue a weather call, a note call and a final answer, in one wire format. */
+export function queueRun(fake: FakeProvider, wire: "anthropic" | "openai", names: [string, string], answer: string): void {
+  const make = wire === "anthropic" ? anthropicMessage : openaiCompletion;
+  fake.enqueue(
+    { json: make({ toolCalls: [{ name: names[0], input: { city: "Lisbon" } }] }) },
+    { json: make({ toolCalls: [{ name: names[1], input: { text: "it is sunny" } }] }) },
+    { json: make({ text: answer }) },
+  );
+}
