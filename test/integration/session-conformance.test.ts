@@ -261,3 +261,51 @@ function kitFields(kit: Kit): Record<string, unknown> {
     ? { metadata: { user_id: "u-1" }, service_tier: "auto" }
     : { user: "u-1", store: true, metadata: { a: "b" }, service_tier: "default" };
 }
+
+describe("beyond messages.create and chat.completions.create", () => {
+  test("other SDK calls pass through unrecorded when recording, and are refused in replay", async () => {
+    const out = join(dir, "other.json");
+    fake.enqueue({ json: { object: "list", data: [{ id: "gpt-4.1", object: "model", created: 0, owned_by: "x" }] } });
+    const bb = blackbox({ mode: "record", out });
+    const client = kits[1]!.client(bb.fetch, fake.openaiUrl);
+    const models = await client.models.list();
+    expect(models.data[0].id).toBe("gpt-4.1");
+    fake.enqueue(kits[1]!.reply({ text: "hello" }));
+    await client.chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: "hi" }] });
+    await bb.finish();
+    const t = await loadTrace(out);
+    expect(t.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
+
+    const rb = blackbox({ mode: "replay", cassette: out });
+    const rc = kits[1]!.client(rb.fetch, fake.openaiUrl);
+    const before = fake.requests.length;
+    const err = await rc.models.list().catch((e: unknown) => e);
+    expect(isBlackboxError(err)).toBe(true);
+    expect((err as Error).message).toContain("[blackbox] GET /v1/models is not recorded (only messages.create and chat.completions.create are), so replay cannot answer it");
+    expect(fake.requests.length).toBe(before);
+  });
+
+  test("an OpenAI refusal is recorded and replayed as a refusal", async () => {
+    const out = join(dir, "refusal.json");
+    fake.enqueue({ json: (await import("../helpers/fakeProvider.js")).openaiCompletion({ refusal: "I can't help with that." }) });
+    const bb = blackbox({ mode: "record", out });
+    const kit = kits[1]!;
+    expect(await kit.run(kit.client(bb.fetch, fake.openaiUrl), {}, { task: "something bad" })).toBe("REFUSED: I can't help with that.");
+    await bb.finish();
+    const t = await loadTrace(out);
+    expect(t.steps[1]!.payload).toEqual({ type: "final_answer", text: "I can't help with that.", stop: "refusal" });
+    const rb = blackbox({ mode: "replay", cassette: out });
+    expect(await kit.run(kit.client(rb.fetch, fake.openaiUrl), {}, { task: "something bad" })).toBe("REFUSED: I can't help with that.");
+    await rb.finish();
+  });
+
+  test("the Responses API is refused, naming what to use instead", async () => {
+    const bb = blackbox({ mode: "record", out: join(dir, "responses.json") });
+    const client = kits[1]!.client(bb.fetch, fake.openaiUrl);
+    const before = fake.requests.length;
+    const err = await client.responses.create({ model: "gpt-4.1", input: "hi" }).catch((e: unknown) => e);
+    expect(isBlackboxError(err)).toBe(true);
+    expect((err as Error).message).toMatch(/\[blackbox\].*Responses API.*chat\.completions\.create/);
+    expect(fake.requests.length).toBe(before);
+  });
+});
