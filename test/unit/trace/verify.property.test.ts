@@ -25,7 +25,7 @@ const modelInput = fc.record(
     tools: fc.array(fc.record({ name, description: text, inputSchema: data }, { requiredKeys: ["name", "inputSchema"] }), { maxLength: 2 }),
     systemPrompt: text,
     model: fc.constantFrom("claude-sonnet-4-5", "gpt-4o"),
-    params: fc.record({ temperature: fc.double({ min: 0, max: 2, noNaN: true }), max_tokens: fc.nat() }),
+    params: fc.record({ temperature: fc.double({ min: 0, max: 2, noNaN: true }), maxTokens: fc.nat() }),
   },
   { requiredKeys: ["messages", "tools"] },
 );

@@ -155,7 +155,7 @@ describe("verifyTrace", () => {
           input({
             systemPrompt: "ids look like toolu_01A09q90qw90lq917835lq9; read OPENAI_API_KEY from env",
             tools: [{ name: "read", description: "usage: read <file>", inputSchema: { properties: { usage: { type: "number" } } } }],
-            params: { logprobs: true, top_logprobs: 2, stop_sequences: ["x"] },
+            params: { logprobs: true, topLogprobs: 2, stopSequences: ["x"], top_logprobs: 2 },
             messages: [{ role: "user", content: [{ type: "text", text: "msg_01XFDUDYJgAACzvnptvVoYEL" }] }],
           }),
         ],
