@@ -16,7 +16,7 @@ const INSTALLED = Symbol.for("ardaulas.blackbox.register.v1");
 
 function message(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/^\[?blackbox\]?:?\s*/i, "");
+  return text.replace(/^(\[blackbox\]|blackbox:)\s*/, "");
 }
 
 export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Promise<void> {

@@ -1,0 +1,104 @@
+/**
+ * Every bad config and bad environment is one `blackbox: ...` line naming the file and
+ * the entry, exit code 2, before the agent runs, and never a stack trace.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { hookedNode, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+
+const tmp = tempDir();
+beforeAll(requireBuild);
+afterAll(() => tmp.cleanup());
+
+const TOOLS = "export async function get_weather() { return 1 }\nexport const book = () => 2;\n";
+const AGENT = 'console.log("agent ran");\n';
+
+let n = 0;
+/** A project folder with tools.mjs, agent.mjs and the given config file. */
+function project(configName: string, config: string): string {
+  const dir = join(tmp.dir, `p${++n}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, "tools.mjs"), TOOLS);
+  writeFileSync(join(dir, "agent.mjs"), AGENT);
+  writeFileSync(join(dir, configName), config);
+  return dir;
+}
+
+async function refused(dir: string, env: Record<string, string | undefined> = {}) {
+  const r = await hookedNode(dir, ["agent.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "out.json"), ...env });
+  expect(r.stdout).not.toContain("agent ran");
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/^blackbox: /);
+  expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  return r.stderr;
+}
+
+test("a wrong shape names the file and the path of the bad entry", async () => {
+  const dir = project("blackbox.config.mjs", 'export default { tools: [{ module: "./tools.mjs", exports: "get_weather" }] };');
+  const err = await refused(dir);
+  expect(err).toContain(join(dir, "blackbox.config.mjs"));
+  expect(err).toContain("tools[0]");
+});
+
+test("an unknown key is refused, not ignored", async () => {
+  const dir = project("blackbox.config.mjs", 'export default { tool: [] };');
+  expect(await refused(dir)).toMatch(/tool.*Each tools entry is/);
+});
+
+test("a module that does not exist names the entry and the module", async () => {
+  const dir = project("blackbox.config.mjs", 'export default { tools: [{ module: "./tools.mjs", exports: ["book"] }, { module: "./nope.mjs", exports: ["x"] }] };');
+  const err = await refused(dir);
+  expect(err).toContain('tools[1]: module "./nope.mjs" does not exist');
+});
+
+test("an export the module does not have names what it does export", async () => {
+  const dir = project("blackbox.config.ts", 'export default { tools: [{ module: "./tools.mjs", export: "get_wether", name: "w" }] } as const;');
+  const err = await refused(dir);
+  expect(err).toContain(join(dir, "blackbox.config.ts"));
+  expect(err).toContain('tools[0]: module "./tools.mjs" has no export "get_wether" (it exports get_weather, book)');
+});
+
+test("two tools with one name are refused, naming both entries", async () => {
+  const dir = project(
+    "blackbox.config.mjs",
+    'export default { tools: [{ module: "./tools.mjs", exports: ["book"] }, { module: "./tools.mjs", export: "get_weather", name: "book" }] };',
+  );
+  expect(await refused(dir)).toContain('tools[1]: tool name "book" is already used by tools[0]');
+});
+
+test("a config that throws while loading is one line, not a stack trace", async () => {
+  const dir = project("blackbox.config.ts", 'const x: number = 1;\nthrow new Error("boom " + x);\nexport default {};');
+  const err = await refused(dir);
+  expect(err).toContain("the config could not be loaded (boom 1)");
+});
+
+test("a provider origin that is not a URL is refused", async () => {
+  const dir = project("blackbox.config.mjs", 'export default { providers: { anthropic: ["llm-proxy"] } };');
+  expect(await refused(dir)).toContain("providers.anthropic[0]");
+});
+
+test("BLACKBOX_CONFIG pointing nowhere is refused", async () => {
+  const dir = project("other.txt", "");
+  expect(await refused(dir, { BLACKBOX_CONFIG: "missing.config.ts" })).toContain("does not exist; fix the path or unset it");
+});
+
+test("bad environment values name the variable and the allowed values", async () => {
+  const dir = project("other.txt", "");
+  expect(await refused(dir, { BLACKBOX_MODE: "recrod" })).toContain('BLACKBOX_MODE="recrod" is not valid; set it to one of: off, record, replay, fork');
+  expect(await refused(dir, { BLACKBOX_MATCH: "loose" })).toContain("BLACKBOX_MATCH");
+  expect(await refused(dir, { BLACKBOX_OUT: "" })).toContain("BLACKBOX_MODE=record needs BLACKBOX_OUT");
+  expect(await refused(dir, { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: join(dir, "none.json") })).toContain("none.json");
+  const fork = { BLACKBOX_MODE: "fork", BLACKBOX_CASSETTE: join(dir, "none.json"), BLACKBOX_FORK_AT: "x" };
+  expect(await refused(dir, fork)).toContain('BLACKBOX_FORK_AT="x" is not a step index');
+  expect(await refused(dir, { ...fork, BLACKBOX_FORK_AT: "3", BLACKBOX_FORK_SET: "sunny" })).toContain("BLACKBOX_FORK_SET is not valid JSON");
+});
+
+test("a valid config lets the agent run", async () => {
+  const dir = project("blackbox.config.mjs", 'export default { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book"] }] };');
+  const r = await hookedNode(dir, ["agent.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "out.json") });
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toContain("agent ran");
+  expect(r.code).toBe(0);
+});
