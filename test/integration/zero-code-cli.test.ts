@@ -1,0 +1,128 @@
+/**
+ * As a user types it: `blackbox record -- npm start` in the example project against the
+ * fake provider, then `unshare -n blackbox replay <cassette> -- npm start` with no
+ * network, and a fork of the recorded agent. npm's own process loads the hook too: the
+ * tree must give exactly one cassette.
+ */
+import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { ROOT, runProcess } from "../helpers/child.js";
+import { anthropicMessage, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { BIN, readCassette, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+
+let fake: FakeProvider;
+const tmp = tempDir();
+const project = join(tmp.dir, "zero-code");
+const cassette = join(tmp.dir, "trip.json");
+const bookings = join(project, "bookings.log");
+
+beforeAll(async () => {
+  requireBuild();
+  fake = await startFakeProvider();
+  cpSync(join(ROOT, "examples", "zero-code"), project, { recursive: true, filter: (f) => !f.endsWith("bookings.log") });
+});
+afterAll(async () => {
+  await fake.close();
+  tmp.cleanup();
+});
+
+function blackbox(args: string[], env: Record<string, string | undefined> = {}, offline = false) {
+  return runProcess(process.execPath, [BIN, ...args], {
+    cwd: project,
+    offline,
+    env: { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, ...env },
+  });
+}
+
+function queueTrip(): void {
+  fake.enqueue(
+    { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) },
+    { json: anthropicMessage({ toolCalls: [{ name: "book_hotel", input: { city: "Lisbon", nights: 2 } }] }) },
+    { json: anthropicMessage({ text: "Booked Lisbon for 2 nights." }) },
+  );
+}
+
+test("blackbox record -- npm start writes exactly one verified cassette of the agent's run", async () => {
+  queueTrip();
+  const r = await blackbox(["record", "-o", cassette, "--", "npm", "start"], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
+  expect(r.code).toBe(0);
+  expect(existsSync(bookings)).toBe(true);
+  const trace = readCassette(cassette);
+  expect(toolNames(trace)).toEqual(["get_weather", "book_hotel"]);
+  expect(trace.id).toBe("trip");
+  expect(trace.steps.filter((s) => s.type === "model_input")).toHaveLength(3);
+  expect(readdirSync(tmp.dir).sort()).toEqual(["trip.json", "zero-code"]);
+  expect(JSON.stringify(trace)).not.toContain("sk-ant-real-looking-key");
+});
+
+test("unshare -n blackbox replay <cassette> -- npm start: same answer, no network, no booking", async () => {
+  rmSync(bookings, { force: true });
+  const before = fake.requests.length;
+  const r = await blackbox(["replay", cassette, "--", "npm", "start"], {}, true);
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
+  expect(r.code).toBe(0);
+  expect(existsSync(bookings)).toBe(false);
+  expect(fake.requests.length).toBe(before);
+});
+
+test("a replay that diverges exits non-zero with a report", async () => {
+  writeFileSync(join(project, "agent.mjs"), (await import("node:fs")).readFileSync(join(project, "agent.mjs"), "utf8").replace("book 2 nights", "book 3 nights"));
+  try {
+    const r = await blackbox(["replay", cassette, "--", "npm", "start"], {}, true);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/diverge/i);
+    expect(existsSync(bookings)).toBe(false);
+  } finally {
+    cpSync(join(ROOT, "examples", "zero-code", "agent.mjs"), join(project, "agent.mjs"));
+  }
+});
+
+test("blackbox fork --at <tool_result> --set ... --script -- npm start continues offline from the new result", async () => {
+  const trace = readCassette(cassette);
+  const at = trace.steps.findIndex((s) => s.type === "tool_result");
+  const script = join(tmp.dir, "script.json");
+  writeFileSync(script, JSON.stringify([
+    { type: "tool_calls", calls: [{ toolCallId: "call-9", toolName: "book_hotel", toolInput: { city: "Lisbon", nights: 2 } }] },
+    { type: "final_answer", text: "Rainy, booked anyway." },
+  ]));
+  const out = join(tmp.dir, "fork.json");
+  const r = await blackbox(
+    ["fork", cassette, "--at", String(at), "--set", '{"city":"Lisbon","forecast":"rain"}', "--script", script, "-o", out, "--", "npm", "start"],
+    {},
+    true,
+  );
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("Rainy, booked anyway.");
+  const child = readCassette(out);
+  expect(child.parentId).toBe("trip");
+  expect(child.steps[at]!.payload).toMatchObject({ result: { forecast: "rain" } });
+  rmSync(out);
+});
+
+test("a command that makes no model call writes nothing and says so", async () => {
+  const out = join(tmp.dir, "none.json");
+  const r = await blackbox(["record", "-o", out, "--", process.execPath, "-e", "console.log('no agent here')"]);
+  expect(r.stdout).toContain("no agent here");
+  expect(r.stderr).toMatch(/^blackbox: no cassette was written to .*none\.json: the command made no model call/);
+  expect(r.code).toBe(1);
+  expect(existsSync(out)).toBe(false);
+});
+
+test("the child's exit code comes back, and usage errors exit 2", async () => {
+  const failing = await blackbox(["replay", cassette, "--", process.execPath, "-e", "process.exit(7)"]);
+  expect(failing.code).toBe(7);
+  const missing = await blackbox(["record", "-o", join(tmp.dir, "x.json"), "--", "no-such-command-xyz"]);
+  expect(missing.stderr).toContain('blackbox: cannot run "no-such-command-xyz" (command not found)');
+  expect(missing.code).toBe(127);
+  const noCommand = await blackbox(["record"]);
+  expect(noCommand.stderr).toContain("record needs a command after --");
+  expect(noCommand.code).toBe(2);
+  const badSet = await blackbox(["fork", cassette, "--at", "3", "--set", "sunny", "--", "npm", "start"]);
+  expect(badSet.stderr).toContain("--set is not valid JSON");
+  expect(badSet.code).toBe(2);
+});
