@@ -52,6 +52,8 @@ export class SessionImpl implements Session {
   private round: RecordRound | undefined;
   private lastOutput: ModelOutput | undefined;
   private modelInFlight = false;
+  /** A live streamed reply still being read: its steps are written when it ends. */
+  private streamOpen = false;
   private toolsRunning = 0;
   private seq = 0;
   private finished = false;
@@ -224,7 +226,7 @@ export class SessionImpl implements Session {
     signal: AbortSignal | undefined,
   ): Promise<HttpResponseLike> {
     this.guard("a model call");
-    if (this.modelInFlight) {
+    if (this.modelInFlight || this.streamOpen) {
       throw new SessionError(
         "overlapping model calls on one session: a model call was made while another was still running. One session records one conversation: await each call, or create one session per conversation.",
       );
@@ -307,14 +309,18 @@ export class SessionImpl implements Session {
     const upstream = await forward(request, signal);
     if (upstream.status < 200 || upstream.status >= 300) return upstream; // a provider error: the SDK handles it; nothing recorded
     if (parsed.stream) {
-      // The model call stays "in flight" for ordering purposes only until the headers
-      // arrive; the steps are appended when the stream ends.
+      // The steps are appended when the stream ends; until then the call is in flight.
+      this.streamOpen = true;
       return streamLive(
         adapter.name,
         upstream,
         this.ids,
-        (output) => this.recordModel(parsed, output, startedAt),
+        (output) => {
+          this.streamOpen = false;
+          this.recordModel(parsed, output, startedAt);
+        },
         (error) => {
+          this.streamOpen = false;
           this.firstError ??= error;
         },
       );
@@ -368,6 +374,11 @@ export class SessionImpl implements Session {
     if (this.mode === "off") return run();
     this.guard(`the wrapped tool "${name}" was called`);
     if (this.modelInFlight) throw this.toolStillRunning("was running (a tool started during it)");
+    if (this.streamOpen) {
+      throw new SessionError(
+        `the wrapped tool "${name}" was called while a streamed model reply was still being read; its steps could not be written in order. Read the stream to its end (e.g. await stream.finalMessage()) before running tools.`,
+      );
+    }
     const input = argsToJson(args, `the arguments of tool "${name}"`);
     if (this.replaying()) {
       try {
@@ -493,7 +504,7 @@ export class SessionImpl implements Session {
   async finish(options?: FinishOptions): Promise<void> {
     if (this.mode === "off") return;
     if (this.finished) throw new SessionError("finish() was already called for this session");
-    const inFlight = this.toolsRunning + (this.modelInFlight ? 1 : 0);
+    const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     if (inFlight > 0) {
       throw new SessionError(
         `finish() was called while ${inFlight} model or tool call(s) were still running; nothing was written. Await every model and tool call before finish().`,
@@ -542,7 +553,7 @@ export class SessionImpl implements Session {
     if (this.finished) return;
     if (!this.activeFlag && this.opts.claim) return; // a process that made no call claims nothing
     this.finished = true;
-    const inFlight = this.toolsRunning + (this.modelInFlight ? 1 : 0);
+    const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     const outcome = exitOutcome(info.exitCode, inFlight, info.uncaught, this.lastOutput);
     try {
       if (this.mode === "replay") {
