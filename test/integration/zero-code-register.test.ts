@@ -45,6 +45,13 @@ const cases: Case[] = [
     run: (env, offline) => hookedNode(join(FIXTURES, "cjs"), ["agent.js"], env, offline),
   },
   {
+    name: "ESM agent importing and also require()-ing one CommonJS tools file (wrapped once each way)",
+    dir: join(FIXTURES, "mixed"),
+    wire: "anthropic",
+    tools: ["get_weather", "save_note"],
+    run: (env, offline) => hookedNode(join(FIXTURES, "mixed"), ["agent.mjs"], env, offline),
+  },
+  {
     name: "TypeScript agent and tools under tsx, TypeScript config",
     dir: join(FIXTURES, "ts"),
     wire: "anthropic",
