@@ -27,7 +27,7 @@ export interface ForkRunOptions {
 
 export async function forkRun(parent: Trace, options: ForkRunOptions): Promise<Trace> {
   const { forkIndex } = options;
-  const hasReplacement = Object.hasOwn(options, "replacement") && options.replacement !== undefined;
+  const hasReplacement = options.replacement !== undefined;
   const at = forkPointOf(parent, forkIndex);
   if (hasReplacement && at.type !== "tool_result") {
     throw new ForkError(

@@ -32,6 +32,12 @@ export interface ReplayResult {
 class Exhausted extends Error {}
 
 export async function replayTrace(trace: Trace): Promise<ReplayResult> {
+  if (!trace.steps.some((s) => s.type === "model_input")) {
+    const message =
+      `trace "${trace.id}" has no model_input step, so there is no run of the built-in agent to replay. ` +
+      `Replay a recorded agent by running it: blackbox replay <cassette> -- <command>`;
+    return { ok: false, steps: 0, divergence: { index: 0, path: "", recorded: trace.steps[0]?.type, actual: undefined, message } };
+  }
   const start = resumeIndex(trace);
   const prefix = trace.steps.slice(0, start);
   const rest = trace.steps.slice(start);

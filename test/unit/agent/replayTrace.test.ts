@@ -90,4 +90,12 @@ describe("replayTrace", () => {
       "step 9: the replayed run asked the model for one more turn than the cassette recorded (cassette: 9 steps, replay: 9)",
     );
   });
+
+  it("says there is nothing to replay when the cassette holds no run of the built-in agent", async () => {
+    const r = await replayTrace({ ...parent, steps: parent.steps.filter((s) => s.type === "metadata") });
+    expect(r.ok).toBe(false);
+    expect(r.divergence!.message).toBe(
+      'trace "demo" has no model_input step, so there is no run of the built-in agent to replay. Replay a recorded agent by running it: blackbox replay <cassette> -- <command>',
+    );
+  });
 });
