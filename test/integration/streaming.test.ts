@@ -14,7 +14,9 @@ import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, startFakeP
 
 const run = promisify(execFile);
 const AGENT = join(import.meta.dirname, "streamingAgent.ts");
-const TSX = join(import.meta.dirname, "../../node_modules/.bin/tsx");
+const ROOT = join(import.meta.dirname, "../..");
+/** node with tsx as an import hook: one process per run (the tsx binary would start two). */
+const NODE_TSX = [process.execPath, "--import", "tsx", AGENT];
 
 type Provider = "anthropic" | "openai";
 type Entry = "create" | "stream" | "plain";
@@ -41,15 +43,15 @@ function enqueueConversation(provider: Provider, streamed: boolean): void {
   fake.enqueue(...replies);
 }
 
-async function agent(provider: Provider, mode: "record" | "replay", file: string, entry: Entry): Promise<unknown> {
-  const env: NodeJS.ProcessEnv = { ...process.env, BB_MODE: mode, BB_FILE: file, PROVIDER: provider, ENTRY: entry };
+async function agent(provider: Provider, mode: "record" | "replay", file: string, entry: Entry, door = "fetch"): Promise<unknown> {
+  const env: NodeJS.ProcessEnv = { ...process.env, BB_MODE: mode, BB_FILE: file, PROVIDER: provider, ENTRY: entry, DOOR: door };
   // One provider per run: both fake origins are the same host, so only the one in use is routed.
   delete env.ANTHROPIC_BASE_URL;
   delete env.OPENAI_BASE_URL;
   if (provider === "anthropic") env.ANTHROPIC_BASE_URL = fake.anthropicUrl;
   else env.OPENAI_BASE_URL = fake.openaiUrl;
-  const [cmd, args] = mode === "replay" ? ["unshare", ["-n", TSX, AGENT]] : [TSX, [AGENT]];
-  const { stdout } = await run(cmd, args, { env, timeout: 30_000 });
+  const [cmd, ...args] = mode === "replay" ? ["unshare", "-n", ...NODE_TSX] : NODE_TSX;
+  const { stdout } = await run(cmd!, args, { env, cwd: ROOT, timeout: 30_000 });
   return JSON.parse(stdout.trim().split("\n").at(-1)!);
 }
 
@@ -101,6 +103,15 @@ describe.each(["anthropic", "openai"] as const)("%s streaming, recorded and repl
     expect(await agent(provider, "record", file, "plain")).toEqual(expectedTurns(provider));
     for (const replayEntry of ["create", "stream"] as const) {
       expect(await agent(provider, "replay", file, replayEntry), `replay via ${replayEntry}`).toEqual(expectedTurns(provider));
+    }
+  });
+
+  it("records and replays streams through the global dispatcher door too (no fetch option)", { timeout: 90_000 }, async () => {
+    const file = join(dir, `${provider}-dispatcher.json`);
+    enqueueConversation(provider, true);
+    expect(await agent(provider, "record", file, "create", "dispatcher")).toEqual(expectedTurns(provider));
+    for (const replayEntry of ["stream", "plain"] as const) {
+      expect(await agent(provider, "replay", file, replayEntry, "dispatcher"), `replay via ${replayEntry}`).toEqual(expectedTurns(provider));
     }
   });
 });

@@ -6,11 +6,13 @@
  *
  * env: BB_MODE (record|replay), BB_FILE (cassette), PROVIDER (anthropic|openai),
  *      ENTRY (create: stream:true events | stream: the SDK's stream helper | plain),
+ *      DOOR (fetch: the SDK's fetch option, default | dispatcher: the global dispatcher door),
  *      ANTHROPIC_BASE_URL / OPENAI_BASE_URL (the fake provider when recording).
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { blackbox } from "../../src/blackbox.js";
+import { installDispatcher } from "../../src/edges/dispatcher.js";
 
 type Entry = "create" | "stream" | "plain";
 interface Turn {
@@ -24,6 +26,7 @@ const mode = env.BB_MODE as "record" | "replay";
 const file = env.BB_FILE!;
 const entry = (env.ENTRY ?? "create") as Entry;
 const bb = blackbox(mode === "record" ? { mode, out: file } : { mode, cassette: file });
+const door = env.DOOR === "dispatcher" ? await installDispatcher(bb).then(() => ({})) : { fetch: bb.fetch };
 const tools = bb.tools({
   async get_weather(args: { city: string }) {
     return { city: args.city, sky: args.city === "Lisbon" ? "sunny ☀" : "rain 雨" };
@@ -34,7 +37,7 @@ const question = "What is the weather in Lisbon and in Tokyo?";
 const weatherSchema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 
 async function anthropicAgent(): Promise<Turn[]> {
-  const client = new Anthropic({ apiKey: env.ANTHROPIC_API_KEY ?? "sk-ant-placeholder", fetch: bb.fetch, maxRetries: 0 });
+  const client = new Anthropic({ apiKey: env.ANTHROPIC_API_KEY ?? "sk-ant-placeholder", ...door, maxRetries: 0 });
   const messages: Anthropic.MessageParam[] = [{ role: "user", content: question }];
   const base = { model: "claude-sonnet-4-5", max_tokens: 512, tools: [{ name: "get_weather", description: "Weather", input_schema: weatherSchema as Anthropic.Tool.InputSchema }] };
   const turns: Turn[] = [];
@@ -81,7 +84,7 @@ async function anthropicAgent(): Promise<Turn[]> {
 }
 
 async function openaiAgent(): Promise<Turn[]> {
-  const client = new OpenAI({ apiKey: env.OPENAI_API_KEY ?? "sk-placeholder", fetch: bb.fetch, maxRetries: 0 });
+  const client = new OpenAI({ apiKey: env.OPENAI_API_KEY ?? "sk-placeholder", ...door, maxRetries: 0 });
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: question }];
   const base = { model: "gpt-4.1", tools: [{ type: "function" as const, function: { name: "get_weather", parameters: weatherSchema } }] };
   const turns: Turn[] = [];
