@@ -14,12 +14,9 @@ import { BlackboxUnsupportedError } from "../errors.js";
 /** The app's installed openai version as seen from `cwd`, if any. */
 export function appOpenAIVersion(cwd: string): { version: string; require: NodeJS.Require } | undefined {
   const req = createRequire(join(cwd, "__blackbox__.js"));
-  let pkgFile: string;
-  try {
-    pkgFile = req.resolve("openai/package.json");
-  } catch {
-    return undefined;
-  }
+  // Not req.resolve("openai/package.json"): openai 4's `exports` does not list it.
+  const pkgFile = (req.resolve.paths("openai") ?? []).map((dir) => join(dir, "openai", "package.json")).find((f) => existsSync(f));
+  if (!pkgFile) return undefined;
   const version = String((JSON.parse(readFileSync(pkgFile, "utf8")) as { version?: unknown }).version ?? "");
   return { version, require: req };
 }

@@ -1,0 +1,57 @@
+/**
+ * Other SDK versions side by side: openai 4.x, whose Node shim uses node-fetch (which a
+ * global dispatcher never sees), installed in its own folder. The hook loads that
+ * app's own `openai/shims/web` (CJS and ESM) so its calls are recorded, then replayed
+ * offline.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { ROOT } from "../helpers/child.js";
+import { openaiCompletion, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { hookedNode, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+
+const APP = join(ROOT, "test", "fixtures", "sdk-versions", "openai4");
+let fake: FakeProvider;
+const tmp = tempDir();
+
+beforeAll(async () => {
+  requireBuild();
+  if (!existsSync(join(APP, "node_modules", "openai", "package.json"))) {
+    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: APP, stdio: "ignore", timeout: 180_000 });
+  }
+  fake = await startFakeProvider();
+}, 200_000);
+afterAll(async () => {
+  await fake.close();
+  tmp.cleanup();
+});
+
+test.each(["agent.mjs", "agent.cjs"])("openai 4.x (%s) is recorded through the global fetch and replayed offline", async (agent) => {
+  const out = join(tmp.dir, `${agent}.json`);
+  fake.enqueue({ json: openaiCompletion({ text: `hi from ${agent}` }) });
+  const env = { OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" };
+  const recorded = await hookedNode(APP, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  expect(recorded.stderr).toBe("");
+  expect(recorded.stdout).toContain(`answer: hi from ${agent}`);
+  expect(recorded.code).toBe(0);
+  const trace = readCassette(out);
+  expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
+
+  const replayed = await hookedNode(APP, [agent], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
+  expect(replayed.stderr).toBe("");
+  expect(replayed.stdout).toContain(`answer: hi from ${agent}`);
+  expect(replayed.code).toBe(0);
+});
+
+test("openai 3.x (axios) cannot be captured: refused before the agent runs, naming the version", async () => {
+  const app = join(tmp.dir, "openai3");
+  mkdirSync(join(app, "node_modules", "openai"), { recursive: true });
+  writeFileSync(join(app, "node_modules", "openai", "package.json"), JSON.stringify({ name: "openai", version: "3.3.0" }));
+  writeFileSync(join(app, "agent.mjs"), 'console.log("agent ran");');
+  const r = await hookedNode(app, ["agent.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(app, "out.json") });
+  expect(r.stdout).not.toContain("agent ran");
+  expect(r.stderr).toBe("blackbox: openai 3.3.0 sends requests with axios, which Blackbox cannot see; upgrade to openai >= 4 (5 or later recommended)\n");
+  expect(r.code).toBe(2);
+});
