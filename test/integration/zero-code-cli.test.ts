@@ -4,7 +4,8 @@
  * network, and a fork of the recorded agent. npm's own process loads the hook too: the
  * tree must give exactly one cassette.
  */
-import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
@@ -70,7 +71,7 @@ test("unshare -n blackbox replay <cassette> -- npm start: same answer, no networ
 });
 
 test("a replay that diverges exits non-zero with a report", async () => {
-  writeFileSync(join(project, "agent.mjs"), (await import("node:fs")).readFileSync(join(project, "agent.mjs"), "utf8").replace("book 2 nights", "book 3 nights"));
+  writeFileSync(join(project, "agent.mjs"), readFileSync(join(project, "agent.mjs"), "utf8").replace("book 2 nights", "book 3 nights"));
   try {
     const r = await blackbox(["replay", cassette, "--", "npm", "start"], {}, true);
     expect(r.code).not.toBe(0);
@@ -125,4 +126,17 @@ test("the child's exit code comes back, and usage errors exit 2", async () => {
   const badSet = await blackbox(["fork", cassette, "--at", "3", "--set", "sunny", "--", "npm", "start"]);
   expect(badSet.stderr).toContain("--set is not valid JSON");
   expect(badSet.code).toBe(2);
+});
+
+test("SIGTERM to blackbox reaches the command, and its exit code comes back", async () => {
+  const script = 'process.on("SIGTERM", () => { console.log("child got SIGTERM"); process.exit(5); }); console.log("ready"); setInterval(() => {}, 1000);';
+  const child = spawn(process.execPath, [BIN, "replay", cassette, "--", process.execPath, "-e", script], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+    if (stdout.includes("ready")) child.kill("SIGTERM");
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+  expect(stdout).toContain("child got SIGTERM");
+  expect(code).toBe(5);
 });
