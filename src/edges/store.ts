@@ -8,6 +8,7 @@ import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { CassetteWriteError, TraceLoadError } from "../errors.js";
 import { parseTrace } from "../trace/parse.js";
+import { removeStaleTemps } from "./staleTemps.js";
 import type { Trace } from "../trace/types.js";
 
 /** Largest cassette loaded as one string (V8 strings stop near 512 MiB). */
@@ -111,6 +112,7 @@ function serializeOrThrow(file: string, trace: Trace): string {
 export async function saveTrace(file: string, trace: Trace): Promise<void> {
   const text = serializeOrThrow(file, trace);
   const tmp = tempPathFor(file);
+  removeStaleTemps(file);
   try {
     await fsp.mkdir(path.dirname(file), { recursive: true });
     const handle = await fsp.open(tmp, "wx");
@@ -130,6 +132,7 @@ export async function saveTrace(file: string, trace: Trace): Promise<void> {
 export function saveTraceSync(file: string, trace: Trace): void {
   const text = serializeOrThrow(file, trace);
   const tmp = tempPathFor(file);
+  removeStaleTemps(file);
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(tmp, "wx");

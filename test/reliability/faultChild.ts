@@ -6,8 +6,9 @@
  *
  *   node --import tsx test/reliability/faultChild.ts <fault> <out.json> [loop]
  *
- * "loop" makes it record runs back to back (each its own session, same out file) until
- * it is killed: the SIGKILL test uses that to kill it at random moments, writes included.
+ * "loop" makes it record runs back to back (each its own session, same out file, ~1 MB
+ * so a write takes a while) until it is killed, printing "ready" first: the SIGKILL
+ * test uses that to kill it at random moments, writes included.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -56,7 +57,7 @@ async function get_weather({ city }: { city: string }): Promise<unknown> {
       await sleep(5000);
       break;
   }
-  return { city, forecast: "sunny", report: "x".repeat(loop ? 20_000 : 10) };
+  return { city, forecast: "sunny", report: "x".repeat(loop ? 1_000_000 : 10) };
 }
 
 async function once(): Promise<void> {
@@ -67,7 +68,11 @@ async function once(): Promise<void> {
 }
 
 if (loop) {
-  for (;;) await once();
+  process.stdout.write("ready\n");
+  for (;;) {
+    await once();
+    process.stdout.write("wrote\n");
+  }
 }
 await once();
 server.closeAllConnections(); // keep-alive sockets would hold the process open for seconds
