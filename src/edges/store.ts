@@ -81,8 +81,28 @@ function tempPathFor(file: string): string {
   return path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
 }
 
+/**
+ * A recursive mkdir reports ENOENT under a read-only folder and EEXIST when a part of
+ * the path is a file: find the real reason at the deepest part of the path that exists.
+ */
+function mkdirCode(file: string, e: NodeJS.ErrnoException): string | undefined {
+  if (e.syscall !== "mkdir" || (e.code !== "ENOENT" && e.code !== "EEXIST")) return e.code;
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    try {
+      if (!fs.statSync(dir).isDirectory()) return "ENOTDIR";
+      fs.accessSync(dir, fs.constants.W_OK);
+      return e.code;
+    } catch (probe) {
+      const code = (probe as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") return code;
+    }
+    if (path.dirname(dir) === dir) return e.code;
+  }
+}
+
 function writeError(file: string, error: unknown): CassetteWriteError {
-  const e = error as NodeJS.ErrnoException;
+  const e = { ...(error as NodeJS.ErrnoException), message: (error as Error).message };
+  e.code = mkdirCode(file, error as NodeJS.ErrnoException);
   const hint =
     e.code === "EACCES" || e.code === "EPERM" || e.code === "EROFS"
       ? "make the folder writable or choose another output path"

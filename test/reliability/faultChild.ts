@@ -63,7 +63,8 @@ async function get_weather({ city }: { city: string }): Promise<unknown> {
 async function once(): Promise<void> {
   const bb = blackbox({ mode: "record", out });
   const client = anthropicKit.client(bb.fetch, baseURL);
-  await anthropicKit.run(client, bb.tools({ get_weather }), { task: "Weather in Lisbon?" });
+  const answer = await anthropicKit.run(client, bb.tools({ get_weather }), { task: "Weather in Lisbon?" });
+  if (!loop) process.stdout.write(`answer: ${answer}\n`);
   if (fault === "none") await bb.finish();
 }
 
