@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { blackbox, diffTraces, ForkError, isBlackboxError, loadTrace, verifyTrace, type Trace } from "../../src/index.js";
 import { kits, type Kit } from "../helpers/agents.js";
 import { runTs } from "../helpers/child.js";
+import { runCli } from "../helpers/cli.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
 
 const TASK = "Lisbon or Porto this weekend?";
@@ -92,6 +93,10 @@ describe.each(kits)("$name", (kit: Kit) => {
     // the live request carries Blackbox's replayed ids, which the provider accepts, and the storm
     expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain("storm");
     checkChild(await loadTrace(path("live")), 3);
+    // and the CLI, as a user types it, reports the divergence at exactly N
+    const d = await runCli(["diff", path("parent"), path("live"), "--json"]);
+    expect(d.code).toBe(1);
+    expect(JSON.parse(d.stdout).divergence.index).toBe(3);
   });
 
   test("the prefix is compared with the recording in strict mode", async () => {
