@@ -1,6 +1,6 @@
 /**
  * The preload behind `node --import @ardaulas/blackbox/register`: a session from the
- * environment, the global dispatcher door, the openai 4.x shim and the tool module
+ * environment, the global dispatcher door, the old SDKs' web shims and the tool module
  * hooks. The session itself finishes at process exit (autoFinish) and claims the
  * cassette at its first call (claim). Any problem is one `blackbox: ...` line on
  * stderr and exit code 2 before the agent runs.
@@ -8,7 +8,7 @@
 import { loadConfig } from "./edges/config.js";
 import { installDispatcher } from "./edges/dispatcher.js";
 import { optionsFromEnv } from "./edges/env.js";
-import { routeOpenAIThroughFetch } from "./edges/openaiShim.js";
+import { routeSdksThroughFetch } from "./edges/sdkShims.js";
 import { installToolHooks } from "./edges/toolHooks.js";
 import { createSession } from "./session/index.js";
 
@@ -26,7 +26,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = 
   const options = optionsFromEnv(env, cwd);
   if (!options) return;
   const config = await loadConfig(cwd, env.BLACKBOX_CONFIG);
-  await routeOpenAIThroughFetch(cwd);
+  await routeSdksThroughFetch(cwd);
   const session = createSession({ ...options, providers: config.providers, autoFinish: true, claim: true });
   await installDispatcher(session);
   await installToolHooks(config.tools, session);

@@ -1,25 +1,28 @@
 /**
- * Other SDK versions side by side: openai 4.x, whose Node shim uses node-fetch (which a
- * global dispatcher never sees), installed in its own folder. The hook loads that
- * app's own `openai/shims/web` (CJS and ESM) so its calls are recorded, then replayed
- * offline.
+ * Other SDK versions side by side: openai 4.x and @anthropic-ai/sdk 0.39, whose Node
+ * shims use node-fetch (which a global dispatcher never sees), each installed in its own
+ * folder. The hook loads that app's own `<sdk>/shims/web` (CJS and ESM) so its calls
+ * are recorded, then replayed offline.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT } from "../helpers/child.js";
-import { openaiCompletion, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { anthropicMessage, openaiCompletion, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
 import { hookedNode, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
 
-const APP = join(ROOT, "test", "fixtures", "sdk-versions", "openai4");
+const VERSIONS = join(ROOT, "test", "fixtures", "sdk-versions");
+const APPS = ["openai4", "anthropic0"];
 let fake: FakeProvider;
 const tmp = tempDir();
 
 beforeAll(async () => {
   requireBuild();
-  if (!existsSync(join(APP, "node_modules", "openai", "package.json"))) {
-    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: APP, stdio: "ignore", timeout: 180_000 });
+  for (const app of APPS) {
+    if (!existsSync(join(VERSIONS, app, "node_modules"))) {
+      execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: join(VERSIONS, app), stdio: "ignore", timeout: 180_000 });
+    }
   }
   fake = await startFakeProvider();
 }, 200_000);
@@ -28,10 +31,16 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-test.each(["agent.mjs", "agent.cjs"])("openai 4.x (%s) is recorded through the global fetch and replayed offline", async (agent) => {
-  const out = join(tmp.dir, `${agent}.json`);
-  fake.enqueue({ json: openaiCompletion({ text: `hi from ${agent}` }) });
-  const env = { OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" };
+const cases = APPS.flatMap((app) => ["agent.mjs", "agent.cjs"].map((agent) => ({ app, agent })));
+
+test.each(cases)("$app ($agent) is recorded through the global fetch and replayed offline", async ({ app, agent }) => {
+  const APP = join(VERSIONS, app);
+  const out = join(tmp.dir, `${app}-${agent}.json`);
+  const openai = app.startsWith("openai");
+  fake.enqueue({ json: openai ? openaiCompletion({ text: `hi from ${agent}` }) : anthropicMessage({ text: `hi from ${agent}` }) });
+  const env = openai
+    ? { OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" }
+    : { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-old-fake-key-0123456789" };
   const recorded = await hookedNode(APP, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   expect(recorded.stderr).toBe("");
   expect(recorded.stdout).toContain(`answer: hi from ${agent}`);
