@@ -50,6 +50,7 @@ function fromJson(d: { path: string; a: unknown; b: unknown } | undefined): Inpu
 function compareMessages(rec: Message[], act: Message[]): InputDifference | undefined {
   const n = Math.min(rec.length, act.length);
   for (let i = 0; i < n; i++) {
+    if (sameJson(rec[i], act[i])) continue; // the common case, with no paths or segments built
     const base = `messages[${i}]`;
     if (rec[i]!.role !== act[i]!.role) return diff(`${base}.role`, rec[i]!.role, act[i]!.role);
     const d = compareSegments(segments(rec[i]!, base), segments(act[i]!, base), rec[i]!, base);
@@ -57,6 +58,29 @@ function compareMessages(rec: Message[], act: Message[]): InputDifference | unde
   }
   if (rec.length !== act.length) return diff(`messages[${n}]`, rec[n], act[n]);
   return undefined;
+}
+
+/**
+ * Plain JSON equality (key order ignored, 0 equals -0). Equal messages are also equal
+ * once normalized, so this only lets compareMessages skip work; any difference, even
+ * one normalization would remove, goes on to the segment comparison.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
 }
 
 /** A message's content as comparable segments: adjacent text merged, empty text dropped. */
