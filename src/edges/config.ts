@@ -22,6 +22,8 @@ export interface ToolTarget {
   exportName: string;
   /** "tools[i]" for messages. */
   entry: string;
+  /** The config file that named it. */
+  config: string;
 }
 
 export interface LoadedConfig {
@@ -83,7 +85,7 @@ export async function validateConfig(file: string, raw: unknown): Promise<Loaded
       const before = seen.get(name);
       if (before) throw new BlackboxConfigError(`${file}: ${entry}: tool name "${name}" is already used by ${before}; give one of them another name`);
       seen.set(name, entry);
-      tools.push({ name, file: path, exportName, entry });
+      tools.push({ name, file: path, exportName, entry, config: file });
     }
   });
   return { file, tools, providers: { anthropic: config.providers?.anthropic ?? [], openai: config.providers?.openai ?? [] } };

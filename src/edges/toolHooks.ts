@@ -21,7 +21,7 @@ type ToolSession = Pick<Session, "tool">;
 export type MissingExport = (target: ToolTarget, found: string) => void;
 
 function defaultMissing(target: ToolTarget, found: string): void {
-  process.stderr.write(`blackbox: ${target.entry}: "${target.exportName}" of ${target.file} is ${found}, not a function; fix the config's export name\n`);
+  process.stderr.write(`blackbox: ${target.config}: ${target.entry}: ${target.file} has no function export "${target.exportName}" (${found}); fix the export name\n`);
   process.exit(2);
 }
 
@@ -42,7 +42,7 @@ function patch(exported: Exports, targets: ToolTarget[], session: ToolSession, m
     const current = result[target.exportName];
     if (isWrapped(current)) continue;
     if (typeof current !== "function") {
-      missing(target, current === undefined ? "not exported" : `a ${typeof current}`);
+      missing(target, current === undefined ? "it is not exported" : `it is a ${typeof current}`);
       continue;
     }
     const wrapped = wrap(session, target, current as AnyFn);

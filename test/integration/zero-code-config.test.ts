@@ -102,3 +102,13 @@ test("a valid config lets the agent run", async () => {
   expect(r.stdout).toContain("agent ran");
   expect(r.code).toBe(0);
 });
+
+test("an export hidden behind `export *` is checked when the module loads, with the same kind of message", async () => {
+  const dir = project("blackbox.config.mjs", 'export default { tools: [{ module: "./reexport.mjs", exports: ["get_weather", "nope"] }] };');
+  writeFileSync(join(dir, "reexport.mjs"), 'export * from "./tools.mjs";\n');
+  writeFileSync(join(dir, "agent.mjs"), 'import { get_weather } from "./reexport.mjs";\nconsole.log("agent ran", typeof get_weather);\n');
+  const err = await refused(dir);
+  expect(err).toBe(
+    `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "reexport.mjs")} has no function export "nope" (it is not exported); fix the export name\n`,
+  );
+});
