@@ -28,6 +28,7 @@ export function kindOf(value: unknown): string {
     case "string":
       return "a string";
     case "number":
+      if (!Number.isFinite(value)) return `a number too large for JSON (it reads as ${String(value)})`;
       return Number.isInteger(value) ? "an integer" : "a number";
     case "boolean":
       return "a boolean";

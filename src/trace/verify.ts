@@ -3,6 +3,7 @@
  * every problem with its step index and JSON path, not just the first. Pure.
  */
 import { stepHash } from "./canonical.js";
+import { tooDeepAt, tooDeepMessage } from "./depth.js";
 import { appendPath } from "./jsonPath.js";
 import { checkNeutrality } from "./neutrality.js";
 import { checkShape } from "./shape.js";
@@ -78,6 +79,12 @@ export function verifyTrace(trace: unknown): VerifyResult {
       path: "version",
       message: `version is ${JSON.stringify(trace.version) ?? "missing"}; this Blackbox reads only version ${CURRENT_TRACE_VERSION}. Re-record the run.`,
     });
+  }
+  const deep = tooDeepAt(trace);
+  if (deep !== undefined) {
+    const m = /^steps\[(\d+)\]/.exec(deep);
+    problems.push({ stepIndex: m ? Number(m[1]) : null, path: deep, message: tooDeepMessage(deep) });
+    return { ok: false, problems }; // every other check recurses through the value
   }
   for (const p of checkShape(trace)) if (p.path !== "version") problems.push(p);
   const steps = Array.isArray(trace.steps) ? trace.steps : [];
