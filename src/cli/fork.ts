@@ -65,6 +65,7 @@ export function register(program: Command): void {
       if (set === undefined) cmd.error("error: forking a command needs --set <json|@file>: the replacement result of the tool_result at --at", { exitCode: 2 });
       await runUnderHook({
         command,
+        reads: file,
         writes: out,
         placeholderKeys: script !== undefined,
         vars: {

@@ -16,6 +16,16 @@ export interface HookedRun {
   placeholderKeys?: boolean;
   /** The cassette the run must write (record, fork). */
   writes?: string;
+  /** The cassette the run reads (replay, fork): it must pass verify first. */
+  reads?: string;
+}
+
+async function mustVerify(file: string, what: string): Promise<boolean> {
+  const verdict = await verifyFile(file);
+  if (verdict.ok) return true;
+  process.stderr.write(`blackbox: the cassette ${file} fails verify, so ${what}; run \`blackbox verify ${file}\` for the details\n`);
+  for (const p of verdict.problems.slice(0, 5)) process.stderr.write(`  ${p.stepIndex === null ? "trace" : `step ${p.stepIndex}`} ${p.path}: ${p.message}\n`);
+  return false;
 }
 
 function stamp(file: string): string | undefined {
@@ -26,6 +36,7 @@ function stamp(file: string): string | undefined {
 
 export async function runUnderHook(run: HookedRun): Promise<void> {
   if (run.command.length === 0) throw new Error("runUnderHook needs a command");
+  if (run.reads && !(await mustVerify(run.reads, "the command was not run"))) throw new CliExit(1);
   const before = run.writes ? stamp(run.writes) : undefined;
   const code = await runHooked(run.command, hookedEnv(run.vars, { placeholderKeys: run.placeholderKeys }));
   if (run.writes) {
@@ -39,12 +50,7 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
       );
       throw new CliExit(1);
     }
-    const verdict = await verifyFile(run.writes);
-    if (!verdict.ok) {
-      process.stderr.write(`blackbox: the cassette ${run.writes} fails verify; run \`blackbox verify ${run.writes}\` for the details\n`);
-      for (const p of verdict.problems.slice(0, 5)) process.stderr.write(`  ${p.stepIndex === null ? "trace" : `step ${p.stepIndex}`} ${p.path}: ${p.message}\n`);
-      throw new CliExit(code !== 0 ? code : 1);
-    }
+    if (!(await mustVerify(run.writes, "the run is not trustworthy"))) throw new CliExit(code !== 0 ? code : 1);
   }
   if (code !== 0) throw new CliExit(code);
 }

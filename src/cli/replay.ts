@@ -24,6 +24,7 @@ export function register(program: Command): void {
       }
       await runUnderHook({
         command,
+        reads: file,
         placeholderKeys: true,
         vars: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: file, BLACKBOX_MATCH: opts.match },
       });

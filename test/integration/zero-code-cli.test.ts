@@ -128,6 +128,16 @@ test("the child's exit code comes back, and usage errors exit 2", async () => {
   expect(badSet.code).toBe(2);
 });
 
+test("a tampered cassette is refused before the command runs", async () => {
+  const tampered = join(tmp.dir, "tampered.json");
+  writeFileSync(tampered, readFileSync(cassette, "utf8").replace("Booked Lisbon for 2 nights.", "Booked Paris for 2 nights."));
+  const r = await blackbox(["replay", tampered, "--", process.execPath, "-e", "console.log('ran')"]);
+  expect(r.stdout).not.toContain("ran");
+  expect(r.stderr).toContain(`blackbox: the cassette ${tampered} fails verify, so the command was not run`);
+  expect(r.code).toBe(1);
+  rmSync(tampered);
+});
+
 test("SIGTERM to blackbox reaches the command, and its exit code comes back", async () => {
   const script = 'process.on("SIGTERM", () => { console.log("child got SIGTERM"); process.exit(5); }); console.log("ready"); setInterval(() => {}, 1000);';
   const child = spawn(process.execPath, [BIN, "replay", cassette, "--", process.execPath, "-e", script], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
