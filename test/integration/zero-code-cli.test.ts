@@ -59,6 +59,18 @@ test("blackbox record -- npm start writes exactly one verified cassette of the a
   expect(JSON.stringify(trace)).not.toContain("sk-ant-real-looking-key");
 });
 
+test("a hooked parent process that makes no call leaves the one cassette to its child", async () => {
+  queueTrip();
+  const out = join(tmp.dir, "tree.json");
+  const parent = "require('node:child_process').execFileSync(process.execPath, ['agent.mjs'], { stdio: 'inherit' })";
+  const r = await blackbox(["record", "-o", out, "--", process.execPath, "-e", parent], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
+  rmSync(out);
+  rmSync(bookings, { force: true });
+});
+
 test("unshare -n blackbox replay <cassette> -- npm start: same answer, no network, no booking", async () => {
   rmSync(bookings, { force: true });
   const before = fake.requests.length;
