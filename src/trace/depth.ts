@@ -1,8 +1,9 @@
 /**
- * How deep a parsed JSON value nests, found without recursion. The schema check, the
- * hash (canonical JSON), the neutrality scan and diff all recurse, so a cassette nested
- * deeper than MAX_JSON_DEPTH is refused up front with its path instead of overflowing
- * the stack. Pure.
+ * Values no cassette can hold, found without recursion: nesting deeper than
+ * MAX_JSON_DEPTH (the schema check, the hash, the neutrality scan and diff all recurse,
+ * so such a file would overflow the stack) and numbers JSON.parse read as Infinity
+ * (a literal like 1e400: it has no canonical JSON form, so no hash). Refused up front
+ * with their path. Pure.
  */
 import { appendPath } from "./jsonPath.js";
 
@@ -20,18 +21,20 @@ function pathOf(at: At | undefined): string {
   return keys.reverse().reduce<string>((p, k) => appendPath(p, k), "") || "(root)";
 }
 
-/** Fast pass: does anything nest deeper than `max`? (No paths, no allocation per value.) */
-function exceeds(root: unknown, max: number): boolean {
+const bad = (value: unknown, depth: number, max: number): boolean =>
+  typeof value === "number" ? !Number.isFinite(value) : value !== null && typeof value === "object" && depth >= max;
+
+/** Fast pass: is anything too deep or not finite? (No paths, no allocation per value.) */
+function anyBad(root: unknown, max: number): boolean {
   const values: unknown[] = [root];
   const depths: number[] = [0];
   while (values.length > 0) {
     const value = values.pop();
     const depth = depths.pop()!;
+    if (bad(value, depth, max)) return true;
     if (value === null || typeof value !== "object") continue;
-    if (depth >= max) return true;
-    const children = Array.isArray(value) ? value : Object.values(value);
-    for (const child of children) {
-      if (child !== null && typeof child === "object") {
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof child === "number" || (child !== null && typeof child === "object")) {
         values.push(child);
         depths.push(depth + 1);
       }
@@ -40,24 +43,33 @@ function exceeds(root: unknown, max: number): boolean {
   return false;
 }
 
-/** The JSON path of the first value nested deeper than `max`, or undefined when none is. */
-export function tooDeepAt(root: unknown, max = MAX_JSON_DEPTH): string | undefined {
-  if (!exceeds(root, max)) return undefined;
+export interface UnsafeValue {
+  path: string;
+  message: string;
+}
+
+/** The first value nested deeper than `max` or not a finite number, with a message; undefined when none. */
+export function unsafeValueIn(root: unknown, max = MAX_JSON_DEPTH): UnsafeValue | undefined {
+  if (!anyBad(root, max)) return undefined;
   const stack: Array<{ value: unknown; depth: number; at: At | undefined }> = [{ value: root, depth: 0, at: undefined }];
   while (stack.length > 0) {
     const { value, depth, at } = stack.pop()!;
+    if (bad(value, depth, max)) {
+      const path = pathOf(at);
+      const shown = path.length > 100 ? `${path.slice(0, 100)}...` : path;
+      const message =
+        typeof value === "number"
+          ? `the number at ${shown} is too large for JSON (it reads as ${String(value)}) and cannot be hashed. Write a finite number there or re-record the run.`
+          : `the value at ${shown} is nested more than ${max} levels deep; Blackbox cannot check or hash it. Flatten that data (e.g. store it as a JSON string) or re-record the run.`;
+      return { path, message };
+    }
     if (value === null || typeof value !== "object") continue;
-    if (depth >= max) return pathOf(at);
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: depth + 1, at: { up: at, key: i } });
     } else {
-      for (const key of Object.keys(value)) stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, at: { up: at, key } });
+      const keys = Object.keys(value).reverse();
+      for (const key of keys) stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, at: { up: at, key } });
     }
   }
   return undefined;
-}
-
-export function tooDeepMessage(path: string): string {
-  const shown = path.length > 100 ? `${path.slice(0, 100)}...` : path;
-  return `the value at ${shown} is nested more than ${MAX_JSON_DEPTH} levels deep; Blackbox cannot check or hash it. Flatten that data (e.g. store it as a JSON string) or re-record the run.`;
 }

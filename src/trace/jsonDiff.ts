@@ -42,7 +42,8 @@ export function firstDifference(a: unknown, b: unknown, path = ""): JsonDifferen
     for (const k of keys) {
       const inA = Object.prototype.hasOwnProperty.call(oa, k);
       const inB = Object.prototype.hasOwnProperty.call(ob, k);
-      if (inA !== inB) return { path: appendPath(path, k), a: oa[k], b: ob[k] };
+      // never read an absent key: `toString` or `constructor` would answer from the prototype
+      if (inA !== inB) return { path: appendPath(path, k), a: inA ? oa[k] : undefined, b: inB ? ob[k] : undefined };
       const d = firstDifference(oa[k], ob[k], appendPath(path, k));
       if (d) return d;
     }

@@ -3,7 +3,7 @@
  * unreadable. Pure: the caller reads the file (src/edges/store.ts).
  */
 import { TraceLoadError } from "../errors.js";
-import { tooDeepAt, tooDeepMessage } from "./depth.js";
+import { unsafeValueIn } from "./depth.js";
 import { findJsonSyntaxFault } from "./jsonSyntax.js";
 import { checkShape, type ShapeProblem } from "./shape.js";
 import { CURRENT_TRACE_VERSION, type Trace } from "./types.js";
@@ -79,6 +79,8 @@ export function parseTrace(text: string, file?: string): Trace {
       { file },
     );
   }
+  const unsafe = unsafeValueIn(value);
+  if (unsafe) throw new TraceLoadError(`${where(file)}: ${unsafe.message}`, { file, jsonPath: unsafe.path });
   const version = (value as { version?: unknown }).version;
   if (version === undefined) {
     throw new TraceLoadError(
@@ -92,8 +94,6 @@ export function parseTrace(text: string, file?: string): Trace {
       { file, jsonPath: "version" },
     );
   }
-  const deep = tooDeepAt(value);
-  if (deep !== undefined) throw new TraceLoadError(`${where(file)}: ${tooDeepMessage(deep)}`, { file, jsonPath: deep });
   const problems = checkShape(value);
   if (problems.length > 0) {
     throw new TraceLoadError(

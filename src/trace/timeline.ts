@@ -25,6 +25,12 @@ function preview(value: unknown, width: number): string {
   return flat.length > width ? `${flat.slice(0, width - 3)}...` : flat;
 }
 
+/** The creation time as ISO text; a number no Date can hold is shown as it is. */
+function createdText(createdAt: number): string {
+  const date = new Date(createdAt);
+  return Number.isNaN(date.getTime()) ? `at ${createdAt} (not a valid time)` : date.toISOString();
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -99,7 +105,7 @@ export function formatTimeline(trace: Trace, options: TimelineOptions): string {
   const paint = painter(options.color);
   const width = options.width ?? 60;
   const lines: string[] = [];
-  lines.push(`${paint("1", `run ${trace.id}`)}  ${plural(trace.steps.length, "step")}, created ${new Date(trace.createdAt).toISOString()}`);
+  lines.push(`${paint("1", `run ${trace.id}`)}  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`);
   if (trace.parentId !== undefined) {
     lines.push(paint("35", `forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`));
   }

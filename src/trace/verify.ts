@@ -3,8 +3,8 @@
  * every problem with its step index and JSON path, not just the first. Pure.
  */
 import { stepHash } from "./canonical.js";
-import { tooDeepAt, tooDeepMessage } from "./depth.js";
-import { appendPath } from "./jsonPath.js";
+import { unsafeValueIn } from "./depth.js";
+import { appendPath, kindOf } from "./jsonPath.js";
 import { checkNeutrality } from "./neutrality.js";
 import { checkShape } from "./shape.js";
 import { CURRENT_TRACE_VERSION, type JsonValue } from "./types.js";
@@ -57,11 +57,13 @@ function checkChain(trace: Obj, steps: unknown[], out: VerifyProblem[]): void {
         payload: raw.payload as JsonValue,
         prevHash: raw.prevHash as string | null,
       });
-    } catch {
-      recomputed = undefined; // a field has no JSON form; the schema check reports it
+    } catch (error) {
+      // never let a step whose hash cannot be computed pass unchecked
+      problem("hash", `the step's hash cannot be recomputed (${(error as Error).message}).`);
+      recomputed = undefined;
     }
     if (recomputed !== undefined && recomputed !== raw.hash) {
-      problem("hash", `hash does not match the step's content (recomputed ${recomputed.slice(0, 12)}..., stored ${String(raw.hash).slice(0, 12)}...).`);
+      problem("hash", `hash does not match the step's content (recomputed ${recomputed.slice(0, 12)}..., stored ${typeof raw.hash === "string" ? `${raw.hash.slice(0, 12)}...` : kindOf(raw.hash)}).`);
     }
   });
 }
@@ -73,18 +75,18 @@ export function verifyTrace(trace: unknown): VerifyResult {
     problems.push({ stepIndex: null, path: "(root)", message: "a cassette must be a JSON object with version, id, createdAt and steps. Check that you passed the right file." });
     return { ok: false, problems };
   }
+  const unsafe = unsafeValueIn(trace);
+  if (unsafe) {
+    const m = /^steps\[(\d+)\]/.exec(unsafe.path);
+    problems.push({ stepIndex: m ? Number(m[1]) : null, path: unsafe.path, message: unsafe.message });
+    return { ok: false, problems }; // every other check recurses through the value
+  }
   if (trace.version !== CURRENT_TRACE_VERSION) {
     problems.push({
       stepIndex: null,
       path: "version",
       message: `version is ${JSON.stringify(trace.version) ?? "missing"}; this Blackbox reads only version ${CURRENT_TRACE_VERSION}. Re-record the run.`,
     });
-  }
-  const deep = tooDeepAt(trace);
-  if (deep !== undefined) {
-    const m = /^steps\[(\d+)\]/.exec(deep);
-    problems.push({ stepIndex: m ? Number(m[1]) : null, path: deep, message: tooDeepMessage(deep) });
-    return { ok: false, problems }; // every other check recurses through the value
   }
   for (const p of checkShape(trace)) if (p.path !== "version") problems.push(p);
   const steps = Array.isArray(trace.steps) ? trace.steps : [];
