@@ -3,15 +3,8 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SessionError } from "../errors.js";
+import { pidAlive } from "./pid.js";
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Claims a cassette for this process, so that two processes of one process tree
@@ -38,7 +31,7 @@ export function claimCassette(path: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const owner = Number(readFileSync(lock, "utf8").trim());
-      if (owner && owner !== process.pid && alive(owner)) {
+      if (owner && owner !== process.pid && pidAlive(owner)) {
         throw new SessionError(
           `two processes are making model or tool calls under one cassette (${abs}): process ${owner} already did, and now process ${process.pid}. ` +
             "Blackbox records one process per cassette: run the agent process alone under blackbox, or give each process its own cassette (blackbox({ out })).",

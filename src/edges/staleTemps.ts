@@ -6,20 +6,12 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { pidAlive } from "./pid.js";
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** True when no process with this pid exists (EPERM means it exists, owned by someone else). */
-function isDead(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
-}
 
 /** Removes the temp files of dead writers beside `file`; returns the names removed. Never throws. */
 export function removeStaleTemps(file: string): string[] {
@@ -36,7 +28,7 @@ export function removeStaleTemps(file: string): string[] {
     const m = pattern.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
-    if (pid === process.pid || !isDead(pid)) continue;
+    if (pid === process.pid || !!pidAlive(pid)) continue;
     try {
       fs.rmSync(path.join(dir, name), { force: true });
       removed.push(name);
