@@ -28,7 +28,7 @@ export function removeStaleTemps(file: string): string[] {
     const m = pattern.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
-    if (pid === process.pid || !!pidAlive(pid)) continue;
+    if (pid === process.pid || pidAlive(pid)) continue;
     try {
       fs.rmSync(path.join(dir, name), { force: true });
       removed.push(name);
