@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // after the run: no cassette the suite wrote may hold a key or a provider id
+    globalSetup: ["test/reliability/secretScan.global.ts"],
   },
 });
