@@ -4,6 +4,7 @@
  */
 import { TraceLoadError } from "../errors.js";
 import { unsafeValueIn } from "./depth.js";
+import { isValidTraceShape } from "./fastShape.js";
 import { findJsonSyntaxFault } from "./jsonSyntax.js";
 import { checkShape, type ShapeProblem } from "./shape.js";
 import { CURRENT_TRACE_VERSION, type Trace } from "./types.js";
@@ -94,7 +95,8 @@ export function parseTrace(text: string, file?: string): Trace {
       { file, jsonPath: "version" },
     );
   }
-  const problems = checkShape(value);
+  // the fast check says only "valid"; otherwise zod decides and says what is wrong
+  const problems = isValidTraceShape(value) ? [] : checkShape(value);
   if (problems.length > 0) {
     throw new TraceLoadError(
       `${where(file)} does not match the cassette format (version ${CURRENT_TRACE_VERSION}):\n${listProblems(problems)}\nFix these fields or re-record the run.`,
