@@ -3,7 +3,9 @@
  * the cassette it should have written. Exit code: the child's when it failed, else
  * non-zero when no cassette was written or the written one fails verify.
  */
-import { existsSync, statSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, rmSync, statSync } from "node:fs";
+import { lockPathFor } from "../edges/claim.js";
 import type { BuiltinIo } from "./builtin.js";
 import { CliExit } from "./exit.js";
 import { useColor } from "./style.js";
@@ -38,7 +40,15 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   if (run.command.length === 0) throw new Error("runUnderHook needs a command");
   if (run.reads && !(await mustVerify(run.reads, "the command was not run"))) throw new CliExit(1);
   const before = run.writes ? stamp(run.writes) : undefined;
-  const code = await runHooked(run.command, hookedEnv(run.vars, { placeholderKeys: run.placeholderKeys }));
+  // One token per run: a second process of the tree that makes calls is refused, not allowed to clobber.
+  const vars = { ...run.vars, BLACKBOX_RUN: randomUUID() };
+  let code: number;
+  try {
+    code = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }));
+  } finally {
+    const claimed = run.writes ?? run.reads;
+    if (claimed) rmSync(lockPathFor(claimed), { force: true });
+  }
   if (run.writes) {
     const after = stamp(run.writes);
     if (after === undefined || after === before) {

@@ -551,7 +551,7 @@ export class SessionImpl implements Session {
 
   private onExit(info: ExitInfo): void {
     if (this.finished) return;
-    if (!this.activeFlag && this.opts.claim) return; // a process that made no call claims nothing
+    if (this.opts.claim && !this.released) return; // a process that made no call, or lost the claim, writes nothing
     this.finished = true;
     const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     const outcome = exitOutcome(info.exitCode, inFlight, info.uncaught, this.lastOutput);

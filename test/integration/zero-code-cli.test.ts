@@ -71,6 +71,21 @@ test("a hooked parent process that makes no call leaves the one cassette to its 
   rmSync(bookings, { force: true });
 });
 
+test("two processes of one run that both make calls: the second is refused, the first's cassette stays whole", async () => {
+  queueTrip();
+  queueTrip();
+  const out = join(tmp.dir, "twice.json");
+  const r = await blackbox(["record", "-o", out, "--", "sh", "-c", "node agent.mjs && node agent.mjs"], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain("another process of this run already made model or tool calls under one cassette");
+  const trace = readCassette(out);
+  expect(toolNames(trace)).toEqual(["get_weather", "book_hotel"]);
+  expect(trace.steps.at(-1)!.payload).toMatchObject({ event: "run_completed", status: "success" });
+  rmSync(out);
+  rmSync(bookings, { force: true });
+  while (fake.pending > 0) await fetch(`${fake.url}/drain`, { method: "POST" });
+});
+
 test("unshare -n blackbox replay <cassette> -- npm start: same answer, no network, no booking", async () => {
   rmSync(bookings, { force: true });
   const before = fake.requests.length;
