@@ -8,16 +8,23 @@
  * `system` given as text blocks is joined with no separator.
  */
 import type { ToolCallIds } from "./ids.js";
-import type { ParsedModelRequest } from "./types.js";
+import type { ParsedModelRequest, RequestState } from "./types.js";
 import type { JsonValue, Message, MessagePart, ModelParams, ToolDefinition } from "../trace/types.js";
 import { arrayField, bodyObject, copyParam, isObj, joinText, refuse, stopList, textPart, type Obj } from "./wire.js";
 
 const WHAT = "Anthropic messages.create";
 
 export function parseAnthropicRequest(raw: unknown, ids: ToolCallIds): ParsedModelRequest {
+  return anthropicRequestState(raw, ids).parsed;
+}
+
+/** parseAnthropicRequest, keeping what anthropicMoreMessages continues from. */
+export function anthropicRequestState(raw: unknown, ids: ToolCallIds): RequestState {
   const body = bodyObject(raw, WHAT);
   const names = new Map<string, string>(); // provider tool_use id -> tool name
-  const messages: Message[] = arrayField(body, "messages", WHAT).map((m, i) => parseMessage(m, i, ids, names));
+  const wire = arrayField(body, "messages", WHAT);
+  const messages: Message[] = [];
+  addMessages(wire, 0, ids, names, messages);
   const tools = arrayField(body, "tools", WHAT).map(parseTool);
   const input: ParsedModelRequest["input"] = { messages, tools };
   const system = parseSystem(body.system);
@@ -26,7 +33,23 @@ export function parseAnthropicRequest(raw: unknown, ids: ToolCallIds): ParsedMod
   const params = parseParams(body);
   if (Object.keys(params).length > 0) input.params = params;
   const thinking = isObj(body.thinking) && body.thinking.type !== undefined && body.thinking.type !== "disabled";
-  return { input, stream: body.stream === true, thinking };
+  return { parsed: { input, stream: body.stream === true, thinking }, wire, names };
+}
+
+/**
+ * The request of `state` with the wire messages `more` added at the end of its messages
+ * (every other field unchanged): exactly what parseAnthropicRequest gives for that body,
+ * converting only `more`. Takes over `state.names`; a refusal leaves `state` unusable.
+ */
+export function anthropicMoreMessages(state: RequestState, more: unknown[], ids: ToolCallIds): RequestState {
+  const wire = state.wire.concat(more);
+  const messages = state.parsed.input.messages.slice();
+  addMessages(wire, state.wire.length, ids, state.names, messages);
+  return { parsed: { ...state.parsed, input: { ...state.parsed.input, messages } }, wire, names: state.names };
+}
+
+function addMessages(wire: unknown[], from: number, ids: ToolCallIds, names: Map<string, string>, out: Message[]): void {
+  for (let i = from; i < wire.length; i++) out.push(parseMessage(wire[i], i, ids, names));
 }
 
 function parseSystem(v: unknown): string | undefined {

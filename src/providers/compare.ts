@@ -47,9 +47,13 @@ function fromJson(d: { path: string; a: unknown; b: unknown } | undefined): Inpu
   return d && diff(d.path, d.a, d.b);
 }
 
-function compareMessages(rec: Message[], act: Message[]): InputDifference | undefined {
+/**
+ * The messages part of compareModelInput, from message `from` on: the caller knows the
+ * messages before it compare equal (an incremental replay: src/session/incremental.ts).
+ */
+export function compareMessages(rec: Message[], act: Message[], from = 0): InputDifference | undefined {
   const n = Math.min(rec.length, act.length);
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
     if (sameJson(rec[i], act[i])) continue; // the common case, with no paths or segments built
     const base = `messages[${i}]`;
     if (rec[i]!.role !== act[i]!.role) return diff(`${base}.role`, rec[i]!.role, act[i]!.role);
@@ -65,7 +69,7 @@ function compareMessages(rec: Message[], act: Message[]): InputDifference | unde
  * once normalized, so this only lets compareMessages skip work; any difference, even
  * one normalization would remove, goes on to the segment comparison.
  */
-function sameJson(a: unknown, b: unknown): boolean {
+export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {

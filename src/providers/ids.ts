@@ -7,6 +7,8 @@
 export class ToolCallIds {
   private readonly toCall = new Map<string, string>();
   private next = 0;
+  /** How often register() changed an existing mapping: an incremental parse that reuses earlier messages' call-N ids is valid only while this stays put. */
+  private remapCount = 0;
 
   /** The call-N for a provider (or replayed) id, assigning the next N to an unseen id. */
   callIdFor(wireId: string): string {
@@ -27,6 +29,8 @@ export class ToolCallIds {
 
   /** Maps a wire id to a known call id and keeps the counter past it. */
   register(wireId: string, callId: string): void {
+    const had = this.toCall.get(wireId);
+    if (had !== undefined && had !== callId) this.remapCount++;
     this.toCall.set(wireId, callId);
     const m = /^call-(\d+)$/.exec(callId);
     if (m) this.next = Math.max(this.next, Number(m[1]) + 1);
@@ -40,6 +44,10 @@ export class ToolCallIds {
   /** A new call-N for a call no provider id names (a wrapped tool the model did not request). */
   fresh(): string {
     return `call-${this.next++}`;
+  }
+
+  get remaps(): number {
+    return this.remapCount;
   }
 
   get nextIndex(): number {

@@ -11,7 +11,7 @@
  * - null values of optional fields count as absent.
  */
 import type { ToolCallIds } from "./ids.js";
-import type { ParsedModelRequest } from "./types.js";
+import type { ParsedModelRequest, RequestState } from "./types.js";
 import type { JsonValue, Message, MessagePart, ModelParams, TextPart, ToolDefinition } from "../trace/types.js";
 import { arrayField, bodyObject, copyParam, isObj, joinText, refuse, stopList, textPart, type Obj } from "./wire.js";
 
@@ -28,6 +28,11 @@ export function parseArguments(args: unknown): JsonValue {
 }
 
 export function parseOpenAIRequest(raw: unknown, ids: ToolCallIds): ParsedModelRequest {
+  return openAIRequestState(raw, ids).parsed;
+}
+
+/** parseOpenAIRequest, keeping what openAIMoreMessages continues from. */
+export function openAIRequestState(raw: unknown, ids: ToolCallIds): RequestState {
   const body = bodyObject(raw, WHAT);
   if (typeof body.n === "number" && body.n > 1) refuse(`${WHAT}: n = ${body.n} asks for several choices; not supported yet. Make one request per choice (n: 1).`);
   if (body.logprobs === true) refuse(`${WHAT}: logprobs: true asks for log probabilities, which a replay could not give back; remove logprobs.`);
@@ -48,7 +53,37 @@ export function parseOpenAIRequest(raw: unknown, ids: ToolCallIds): ParsedModelR
     noName(m, i);
     system.push(contentText(m.content, `messages[${i}]`));
   }
-  for (; i < wire.length; i++) {
+  addMessages(wire, i, ids, names, messages);
+  const tools = arrayField(body, "tools", WHAT).map(parseTool);
+  const input: ParsedModelRequest["input"] = { messages, tools };
+  if (system.length > 0) input.systemPrompt = system.join("\n\n");
+  if (typeof body.model === "string") input.model = body.model;
+  const params = parseParams(body);
+  if (Object.keys(params).length > 0) input.params = params;
+  return { parsed: { input, stream: body.stream === true, thinking: false }, wire, names };
+}
+
+/**
+ * The request of `state` with the wire messages `more` added at the end (every other
+ * field unchanged), converting only `more`; undefined when they could merge into its
+ * last turn (a tool message after a tool message) or it has no turn yet (a system
+ * message would still join the system prompt): parse the whole body then. Takes over
+ * `state.names`; a refusal leaves `state` unusable.
+ */
+export function openAIMoreMessages(state: RequestState, more: unknown[], ids: ToolCallIds): RequestState | undefined {
+  if (state.parsed.input.messages.length === 0) return undefined;
+  const last = state.wire[state.wire.length - 1];
+  const first = more[0];
+  if (isObj(first) && first.role === "tool" && isObj(last) && last.role === "tool") return undefined;
+  const wire = state.wire.concat(more);
+  const messages = state.parsed.input.messages.slice();
+  addMessages(wire, state.wire.length, ids, state.names, messages);
+  return { parsed: { ...state.parsed, input: { ...state.parsed.input, messages } }, wire, names: state.names };
+}
+
+/** Converts the conversation messages wire[from..] onto `messages` (consecutive tool messages make one turn). */
+function addMessages(wire: unknown[], from: number, ids: ToolCallIds, names: Map<string, string>, messages: Message[]): void {
+  for (let i = from; i < wire.length; i++) {
     const m = wire[i];
     if (!isObj(m)) refuse(`${WHAT}: messages[${i}] is not an object.`);
     noName(m, i);
@@ -64,13 +99,6 @@ export function parseOpenAIRequest(raw: unknown, ids: ToolCallIds): ParsedModelR
       refuse(`${WHAT}: messages[${i}] is a ${m.role} message after the conversation started; not supported yet. Put all system/developer messages at the start.`);
     } else refuse(`${WHAT}: messages[${i}] has role ${JSON.stringify(m.role)}; Blackbox records system, developer, user, assistant and tool messages.`);
   }
-  const tools = arrayField(body, "tools", WHAT).map(parseTool);
-  const input: ParsedModelRequest["input"] = { messages, tools };
-  if (system.length > 0) input.systemPrompt = system.join("\n\n");
-  if (typeof body.model === "string") input.model = body.model;
-  const params = parseParams(body);
-  if (Object.keys(params).length > 0) input.params = params;
-  return { input, stream: body.stream === true, thinking: false };
 }
 
 function noName(m: Obj, i: number): void {

@@ -29,6 +29,18 @@ export interface ParsedModelRequest {
   thinking: boolean;
 }
 
+/**
+ * A parsed request an incremental parse continues from (src/session/incremental.ts):
+ * the next request of a tool loop is this one plus messages at the end.
+ */
+export interface RequestState {
+  parsed: ParsedModelRequest;
+  /** The body's wire messages. */
+  wire: unknown[];
+  /** Provider tool-call id -> tool name, from the tool calls in `wire`. */
+  names: Map<string, string>;
+}
+
 export interface ProviderAdapter {
   readonly name: ProviderName;
   /** Classify a request by method and URL path (the base URL may carry a prefix). */

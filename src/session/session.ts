@@ -16,6 +16,7 @@ import { claimCassette } from "../edges/claim.js";
 import { onProcessExit, type ExitInfo } from "../edges/processExit.js";
 import { loadTraceSync } from "../edges/store.js";
 import { makeFetch } from "./fetchDoor.js";
+import { IncrementalRequests, parseRequestBody } from "./incremental.js";
 import { argsToJson, errorMessageOf, jsonEqual, toJsonValue } from "./json.js";
 import { exitOutcome, outcomeOf } from "./outcome.js";
 import { writeCassetteSync } from "./write.js";
@@ -43,6 +44,7 @@ export class SessionImpl implements Session {
   private readonly opts: SessionOptions;
   private readonly now: () => number;
   private readonly ids = new ToolCallIds();
+  private readonly requests = new IncrementalRequests();
   private readonly origins: Array<{ prefix: string; provider: ProviderName }> = [];
   private readonly secrets = new Set<string>();
   private readonly undo: Array<() => void> = [];
@@ -232,13 +234,10 @@ export class SessionImpl implements Session {
       );
     }
     if (this.toolsRunning > 0) throw this.toolStillRunning("was made");
-    let body: unknown;
-    try {
-      body = JSON.parse(request.body ?? "");
-    } catch {
-      throw new BlackboxUnsupportedError("the model request body is not JSON; Blackbox records JSON requests from the official SDKs");
-    }
-    const parsed = adapter.parseRequest(body, this.ids);
+    // replay parses (and compares) only what a tool loop's request adds to the previous one
+    const parsed = this.replaying()
+      ? this.requests.parse(adapter.name, request.body, this.ids)
+      : adapter.parseRequest(parseRequestBody(request.body), this.ids);
     if (parsed.thinking) this.thinkingSeen = true;
     this.modelInFlight = true;
     try {
@@ -266,7 +265,7 @@ export class SessionImpl implements Session {
   private replayModel(adapter: ProviderAdapter, parsed: ParsedModelRequest): HttpResponseLike {
     const source = this.source!;
     if (this.mode === "fork") this.checkForkRoundBeforeModel();
-    const { output } = source.nextModel(parsed.input);
+    const { output } = source.nextModel(parsed.input, (recorded, actual) => this.requests.compare(recorded, actual));
     this.lastOutput = output;
     return this.respond(adapter, output, parsed);
   }

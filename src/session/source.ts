@@ -1,5 +1,5 @@
 import { ReplayDivergenceError } from "../errors.js";
-import { compareModelInput } from "../providers/compare.js";
+import { compareModelInput, type InputDifference } from "../providers/compare.js";
 import { canonicalJson } from "../trace/canonical.js";
 import { firstDifference } from "../trace/jsonDiff.js";
 import { terminalStepOf } from "../trace/payloads.js";
@@ -66,7 +66,10 @@ export class ReplaySource {
   }
 
   /** The recorded answer to the next model call; compares the request in strict mode. */
-  nextModel(input: ModelInput): { output: ModelOutput; inputStep: TraceStep; outputStep: TraceStep } {
+  nextModel(
+    input: ModelInput,
+    compare: (recorded: ModelInput, actual: ModelInput) => InputDifference | undefined = compareModelInput,
+  ): { output: ModelOutput; inputStep: TraceStep; outputStep: TraceStep } {
     this.checkRoundDone("made its next model call");
     const step = this.steps[this.cursor];
     if (!step || step.type !== "model_input") {
@@ -76,7 +79,7 @@ export class ReplaySource {
       );
     }
     if (this.match === "strict") {
-      const d = compareModelInput(step.payload as unknown as ModelInput, input);
+      const d = compare(step.payload as unknown as ModelInput, input);
       if (d) throw divergence(step, "the model request differs from the recording", d);
     }
     const outputStep = this.steps[this.cursor + 1];

@@ -1,0 +1,166 @@
+/**
+ * Incremental replay of a tool loop's requests: each request is the previous one plus
+ * messages at the end, so only those are parsed, converted and compared. Every shortcut
+ * gives exactly what the full path gives (parseRequest + compareModelInput: same
+ * ModelInput, same call-N ids, same divergence), and anything unexpected falls back to it.
+ *
+ * Parsing. After a full parse, the body text is checked to be the JSON.stringify form the
+ * SDKs send with `messages` as its last member: it starts with the other members exactly
+ * as JSON.stringify writes them, then the messages array as JSON.stringify writes it,
+ * then `}`. The array's closing `]` is then a known offset `cut`. A next body that starts
+ * with the same `cut` characters and goes on with `,` + elements + `]` + `}` is this
+ * request plus those elements (every other field is in the shared prefix, byte for byte),
+ * so only `[elements]` is JSON.parse'd and converted (RequestState, the adapters'
+ * *MoreMessages). By induction the new closing `]` is the messages array's again.
+ *
+ * Comparing. When the previous request matched recorded model_input k and this one is
+ * it plus new messages, comparing with model_input k+1 only needs its new messages,
+ * once model_input k+1 is checked to extend k: the same model, system prompt, tools and
+ * params, and k's messages as its first ones (plain JSON equality, once per pair).
+ */
+import { BlackboxUnsupportedError } from "../errors.js";
+import { anthropicMoreMessages, anthropicRequestState } from "../providers/anthropicRequest.js";
+import { compareMessages, compareModelInput, sameJson, type InputDifference } from "../providers/compare.js";
+import type { ToolCallIds } from "../providers/ids.js";
+import { openAIMoreMessages, openAIRequestState } from "../providers/openaiRequest.js";
+import type { ParsedModelRequest, ProviderName, RequestState } from "../providers/types.js";
+import type { ModelInput } from "../trace/types.js";
+
+const PARSERS = {
+  anthropic: { full: anthropicRequestState, more: anthropicMoreMessages },
+  openai: { full: openAIRequestState, more: openAIMoreMessages },
+} satisfies Record<ProviderName, unknown>;
+
+/** The request body as JSON, or the refusal every door gives for a body that is not. */
+export function parseRequestBody(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? "");
+  } catch {
+    throw new BlackboxUnsupportedError("the model request body is not JSON; Blackbox records JSON requests from the official SDKs");
+  }
+}
+
+interface Last {
+  provider: ProviderName;
+  state: RequestState;
+  /** The body text up to (not including) the `]` closing its messages array; undefined: not extendable. */
+  prefix: string | undefined;
+  /** ids.remaps when it was parsed: a remapped wire id would change an earlier message's call-N. */
+  remaps: number;
+}
+
+const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** Offset of the `]` before the final `}` (JSON whitespace allowed around both), or -1. */
+function closingBracket(text: string): number {
+  let end = text.length - 1;
+  while (end >= 0 && isWs(text.charCodeAt(end))) end--;
+  if (text.charCodeAt(end) !== 0x7d) return -1;
+  end--;
+  while (end >= 0 && isWs(text.charCodeAt(end))) end--;
+  return text.charCodeAt(end) === 0x5d ? end : -1;
+}
+
+/** The prefix of a fully parsed body that later bodies may extend (see the header), or undefined. */
+function extendablePrefix(text: string, body: unknown): string | undefined {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const messages = (body as { messages?: unknown }).messages;
+  if (!Array.isArray(messages) || messages.length === 0) return undefined;
+  const keys = Object.keys(body);
+  if (keys[keys.length - 1] !== "messages") return undefined;
+  const cut = closingBracket(text);
+  if (cut < 0) return undefined;
+  const head = JSON.stringify({ ...body, messages: [] }); // `{...,"messages":[]}`
+  const open = head.length - 3; // its `[`
+  if (text.slice(0, open) !== head.slice(0, open)) return undefined;
+  if (text.slice(open, cut + 1) !== JSON.stringify(messages)) return undefined;
+  return text.slice(0, cut);
+}
+
+export class IncrementalRequests {
+  private last: Last | undefined;
+  /** Set by parse(): this request is `base` plus messages from index `from` on. */
+  private delta: { base: ModelInput; from: number } | undefined;
+  /** The last request that matched its recording, and that recorded input. */
+  private matched: { actual: ModelInput; recorded: ModelInput } | undefined;
+  /** Does recorded input `next` extend recorded input `prev`? Checked once per pair. */
+  private readonly extendsCache = new WeakMap<ModelInput, { prev: ModelInput; ok: boolean }>();
+  /** How often each path ran (for tests and benchmarks). */
+  readonly stats = { incrementalParses: 0, fullParses: 0, incrementalCompares: 0, fullCompares: 0 };
+
+  /** What adapter.parseRequest(JSON.parse(text), ids) gives, parsing only new messages when it can. */
+  parse(provider: ProviderName, text: string | undefined, ids: ToolCallIds): ParsedModelRequest {
+    const last = this.last;
+    this.last = undefined;
+    this.delta = undefined;
+    if (last && last.provider === provider && last.prefix !== undefined && last.remaps === ids.remaps && text !== undefined) {
+      const next = this.extend(last, last.prefix, text, ids);
+      if (next) return next;
+    }
+    const body = parseRequestBody(text);
+    const state = PARSERS[provider].full(body, ids);
+    this.stats.fullParses++;
+    this.last = { provider, state, prefix: extendablePrefix(text!, body), remaps: ids.remaps };
+    return state.parsed;
+  }
+
+  private extend(last: Last, prefix: string, text: string, ids: ToolCallIds): ParsedModelRequest | undefined {
+    const cut = prefix.length;
+    if (text.length <= cut || text.slice(0, cut) !== prefix) return undefined;
+    const end = closingBracket(text);
+    if (end < cut || (end > cut && text.charCodeAt(cut) !== 0x2c)) return undefined;
+    let state: RequestState | undefined;
+    try {
+      const more: unknown = end === cut ? [] : JSON.parse(`[${text.slice(cut + 1, end)}]`);
+      if (end > cut && (more as unknown[]).length === 0) return undefined; // `,]` is not JSON: the full parse refuses it
+      state = PARSERS[last.provider].more(last.state, more as unknown[], ids);
+    } catch {
+      return undefined; // the full parse says what is wrong (and throws the same refusal)
+    }
+    if (!state) return undefined;
+    this.stats.incrementalParses++;
+    this.last = { provider: last.provider, state, prefix: text.slice(0, end), remaps: ids.remaps };
+    this.delta = { base: last.state.parsed.input, from: last.state.parsed.input.messages.length };
+    return state.parsed;
+  }
+
+  /** compareModelInput(recorded, actual) for the request parse() just returned, comparing only its new messages when it can. */
+  compare(recorded: ModelInput, actual: ModelInput): InputDifference | undefined {
+    const from = this.comparableFrom(recorded, actual);
+    let d: InputDifference | undefined;
+    if (from === undefined) {
+      this.stats.fullCompares++;
+      d = compareModelInput(recorded, actual);
+    } else {
+      this.stats.incrementalCompares++;
+      d = compareMessages(recorded.messages, actual.messages, from);
+    }
+    this.matched = d ? undefined : { actual, recorded };
+    return d;
+  }
+
+  private comparableFrom(recorded: ModelInput, actual: ModelInput): number | undefined {
+    const { delta, matched } = this;
+    if (!delta || !matched || matched.actual !== delta.base || this.last?.state.parsed.input !== actual) return undefined;
+    return this.extendsRecorded(matched.recorded, recorded) ? delta.from : undefined;
+  }
+
+  private extendsRecorded(prev: ModelInput, next: ModelInput): boolean {
+    const known = this.extendsCache.get(next);
+    if (known && known.prev === prev) return known.ok;
+    const ok = extendsInput(prev, next);
+    this.extendsCache.set(next, { prev, ok });
+    return ok;
+  }
+}
+
+/** `next` has the same model, system prompt, tools and params as `prev`, and prev's messages first. */
+function extendsInput(prev: ModelInput, next: ModelInput): boolean {
+  if (prev.model !== next.model || prev.systemPrompt !== next.systemPrompt) return false;
+  if (!sameJson(prev.tools, next.tools) || !sameJson(prev.params, next.params)) return false;
+  const a = prev.messages;
+  const b = next.messages;
+  if (!Array.isArray(a) || !Array.isArray(b) || b.length < a.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+  return true;
+}
