@@ -9,7 +9,7 @@
  */
 import type { ToolCallIds } from "./ids.js";
 import type { ParsedModelRequest, RequestState } from "./types.js";
-import type { JsonValue, Message, MessagePart, ModelParams, ToolDefinition } from "../trace/types.js";
+import type { JsonValue, Message, MessagePart, ModelParams, TextPart, ToolDefinition } from "../trace/types.js";
 import { arrayField, bodyObject, copyParam, isObj, joinText, refuse, stopList, textPart, type Obj } from "./wire.js";
 
 const WHAT = "Anthropic messages.create";
@@ -60,7 +60,7 @@ function parseSystem(v: unknown): string | undefined {
     if (!isObj(b) || b.type !== "text") {
       refuse(`${WHAT}: system block ${i} is not a text block; Blackbox records a text-only system prompt.`);
     }
-    return textPart(b, `system[${i}]`);
+    return textAt(b, () => `system[${i}]`);
   }));
 }
 
@@ -73,42 +73,51 @@ function parseMessage(m: unknown, i: number, ids: ToolCallIds, names: Map<string
   if (typeof m.content === "string") return { role, content: m.content };
   if (!Array.isArray(m.content)) refuse(`${WHAT}: messages[${i}].content must be a string or a list of blocks.`);
   const parts: MessagePart[] = [];
-  m.content.forEach((b, j) => {
-    const part = parseBlock(b, `messages[${i}].content[${j}]`, ids, names);
+  for (let j = 0; j < m.content.length; j++) {
+    const part = parseBlock(m.content[j], i, j, ids, names);
     if (part) parts.push(part);
-  });
+  }
   return { role, content: parts };
 }
 
-function parseBlock(b: unknown, where: string, ids: ToolCallIds, names: Map<string, string>): MessagePart | undefined {
-  if (!isObj(b)) refuse(`${WHAT}: ${where} is not a content block object.`);
+/** The location of block j of message i, built only when refusing. */
+const at = (i: number, j: number): string => `messages[${i}].content[${j}]`;
+
+/** textPart, with the location built only when refusing. */
+function textAt(b: Obj, where: () => string): TextPart {
+  return typeof b.text === "string" ? { type: "text", text: b.text } : textPart(b, where());
+}
+
+function parseBlock(b: unknown, i: number, j: number, ids: ToolCallIds, names: Map<string, string>): MessagePart | undefined {
+  if (!isObj(b)) refuse(`${WHAT}: ${at(i, j)} is not a content block object.`);
   switch (b.type) {
     case "text":
-      return textPart(b, where);
+      return textAt(b, () => at(i, j));
     case "thinking":
     case "redacted_thinking":
       return undefined; // thinking blocks are left out of the cassette
     case "tool_use": {
-      if (typeof b.id !== "string" || typeof b.name !== "string") refuse(`${WHAT}: ${where} tool_use needs a string id and name.`);
+      if (typeof b.id !== "string" || typeof b.name !== "string") refuse(`${WHAT}: ${at(i, j)} tool_use needs a string id and name.`);
       names.set(b.id, b.name);
       return { type: "tool_use", toolCallId: ids.callIdFor(b.id), toolName: b.name, toolInput: (b.input === undefined ? {} : b.input) as JsonValue };
     }
     case "tool_result":
-      return parseToolResult(b, where, ids, names);
+      return parseToolResult(b, i, j, ids, names);
     case "image":
     case "document":
-      return refuse(`${WHAT}: ${where} is an ${b.type} block; images and documents are not supported yet. Send text only (e.g. describe or extract the content first).`);
+      return refuse(`${WHAT}: ${at(i, j)} is an ${b.type} block; images and documents are not supported yet. Send text only (e.g. describe or extract the content first).`);
     default:
-      return refuse(`${WHAT}: ${where} is a ${JSON.stringify(b.type)} block, which Blackbox cannot record (server-side tools, images and documents are not supported yet); use text, tool_use and tool_result blocks with your own tools.`);
+      return refuse(`${WHAT}: ${at(i, j)} is a ${JSON.stringify(b.type)} block, which Blackbox cannot record (server-side tools, images and documents are not supported yet); use text, tool_use and tool_result blocks with your own tools.`);
   }
 }
 
-function parseToolResult(b: Obj, where: string, ids: ToolCallIds, names: Map<string, string>): MessagePart {
+function parseToolResult(b: Obj, i: number, j: number, ids: ToolCallIds, names: Map<string, string>): MessagePart {
+  const where = (): string => at(i, j);
   const wireId = b.tool_use_id;
-  if (typeof wireId !== "string") refuse(`${WHAT}: ${where} tool_result needs a string tool_use_id.`);
+  if (typeof wireId !== "string") refuse(`${WHAT}: ${where()} tool_result needs a string tool_use_id.`);
   const toolName = names.get(wireId);
   if (toolName === undefined) {
-    refuse(`${WHAT}: ${where} answers tool_use_id ${JSON.stringify(wireId)}, which no earlier tool_use in the request has; send the assistant turn with that tool_use first.`);
+    refuse(`${WHAT}: ${where()} answers tool_use_id ${JSON.stringify(wireId)}, which no earlier tool_use in the request has; send the assistant turn with that tool_use first.`);
   }
   const toolCallId = ids.callIdFor(wireId);
   let result: JsonValue;
@@ -117,11 +126,11 @@ function parseToolResult(b: Obj, where: string, ids: ToolCallIds, names: Map<str
   else if (Array.isArray(b.content)) {
     result = b.content.map((c, k) => {
       if (!isObj(c) || c.type !== "text") {
-        refuse(`${WHAT}: ${where}.content[${k}] is not a text block; tool results with images or documents are not supported yet. Return text (e.g. JSON) from the tool.`);
+        refuse(`${WHAT}: ${where()}.content[${k}] is not a text block; tool results with images or documents are not supported yet. Return text (e.g. JSON) from the tool.`);
       }
-      return textPart(c, `${where}.content[${k}]`) as unknown as JsonValue;
+      return textAt(c, () => `${where()}.content[${k}]`) as unknown as JsonValue;
     });
-  } else refuse(`${WHAT}: ${where}.content must be a string or a list of text blocks.`);
+  } else refuse(`${WHAT}: ${where()}.content must be a string or a list of text blocks.`);
   if (b.is_error === true) {
     const error = typeof result === "string" ? result : joinText(result as unknown as { text: string }[]);
     return { type: "tool_result", toolCallId, toolName, error };

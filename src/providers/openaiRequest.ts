@@ -51,7 +51,7 @@ export function openAIRequestState(raw: unknown, ids: ToolCallIds): RequestState
     const m = wire[i];
     if (!isObj(m) || (m.role !== "system" && m.role !== "developer")) break;
     noName(m, i);
-    system.push(contentText(m.content, `messages[${i}]`));
+    system.push(contentText(m.content, i));
   }
   addMessages(wire, i, ids, names, messages);
   const tools = arrayField(body, "tools", WHAT).map(parseTool);
@@ -108,28 +108,29 @@ function noName(m: Obj, i: number): void {
 }
 
 /** Text parts of a content list; refuses image/audio/file parts. */
-function textParts(content: unknown[], where: string): TextPart[] {
+function textParts(content: unknown[], i: number): TextPart[] {
   return content.map((p, k) => {
     if (!isObj(p) || (p.type !== "text" && p.type !== "refusal")) {
       const t = isObj(p) ? JSON.stringify(p.type) : "a non-object";
-      refuse(`${WHAT}: ${where}.content[${k}] is a ${t} part; image, audio and file parts are not supported yet. Send text parts only.`);
+      refuse(`${WHAT}: messages[${i}].content[${k}] is a ${t} part; image, audio and file parts are not supported yet. Send text parts only.`);
     }
     if (p.type === "refusal") return { type: "text", text: String(p.refusal ?? "") };
-    return textPart(p, `${where}.content[${k}]`);
+    // the location string is built only when refusing
+    return typeof p.text === "string" ? { type: "text", text: p.text } : textPart(p, `messages[${i}].content[${k}]`);
   });
 }
 
-function contentText(content: unknown, where: string): string {
+function contentText(content: unknown, i: number): string {
   if (content === undefined || content === null) return "";
   if (typeof content === "string") return content;
-  if (!Array.isArray(content)) refuse(`${WHAT}: ${where}.content must be a string or a list of text parts.`);
-  return joinText(textParts(content, where));
+  if (!Array.isArray(content)) refuse(`${WHAT}: messages[${i}].content must be a string or a list of text parts.`);
+  return joinText(textParts(content, i));
 }
 
 function userContent(content: unknown, i: number): string | MessagePart[] {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) refuse(`${WHAT}: messages[${i}].content must be a string or a list of parts.`);
-  return textParts(content, `messages[${i}]`);
+  return textParts(content, i);
 }
 
 function assistant(m: Obj, i: number, ids: ToolCallIds, names: Map<string, string>): Message {
@@ -137,11 +138,11 @@ function assistant(m: Obj, i: number, ids: ToolCallIds, names: Map<string, strin
     refuse(`${WHAT}: messages[${i}] uses the deprecated function_call; use tool_calls.`);
   }
   if (m.audio !== undefined && m.audio !== null) refuse(`${WHAT}: messages[${i}] carries audio; audio is not supported yet.`);
-  const calls = arrayField(m, "tool_calls", `${WHAT} messages[${i}]`);
+  const calls = Array.isArray(m.tool_calls) ? m.tool_calls : arrayField(m, "tool_calls", `${WHAT} messages[${i}]`); // the label only when refusing
   let content: string | MessagePart[];
   if (m.content === undefined || m.content === null) content = typeof m.refusal === "string" ? m.refusal : "";
   else if (typeof m.content === "string") content = m.content;
-  else if (Array.isArray(m.content)) content = textParts(m.content, `messages[${i}]`);
+  else if (Array.isArray(m.content)) content = textParts(m.content, i);
   else refuse(`${WHAT}: messages[${i}].content must be a string, null or a list of text parts.`);
   if (calls.length === 0) return { role: "assistant", content };
   const parts: MessagePart[] = typeof content === "string" ? (content === "" ? [] : [{ type: "text", text: content }]) : content;
@@ -165,7 +166,7 @@ function toolResult(m: Obj, i: number, ids: ToolCallIds, names: Map<string, stri
   }
   let result: JsonValue;
   if (typeof m.content === "string") result = m.content;
-  else if (Array.isArray(m.content)) result = textParts(m.content, `messages[${i}]`) as unknown as JsonValue;
+  else if (Array.isArray(m.content)) result = textParts(m.content, i) as unknown as JsonValue;
   else result = "";
   return { type: "tool_result", toolCallId: ids.callIdFor(wireId), toolName, result };
 }

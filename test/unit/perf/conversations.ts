@@ -64,7 +64,7 @@ function applyEdit(provider: ProviderName, b: Msg, e: Edit, text?: string): { bo
     case "lastText": // most likely a message the request adds
     case "msgText":
       if (e.kind === "lastText") return applyEdit(provider, b, { ...e, kind: "msgText", pick: messages.length - 1 }, text);
-      if (!m) break;
+      if (m === null || typeof m !== "object") break; // junk
       if (typeof m.content === "string") m.content += "!";
       else if (Array.isArray(m.content) && m.content[0]?.type === "text") m.content[0] = { ...m.content[0], text: `${m.content[0].text}!` };
       else m.content = "edited";
