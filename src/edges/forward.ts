@@ -1,10 +1,12 @@
 /**
  * How the global dispatcher sends a provider request upstream: through the dispatcher
  * that was installed before Blackbox's (so proxies and custom agents keep working).
- * The response is read whole and decoded (gzip/deflate/br), so the session sees JSON.
+ * The response body is handed on as it arrives, decoded on the fly (gzip/deflate/br),
+ * so the session sees plain JSON or a plain event stream.
  */
 import type { WireRequest } from "../providers/types.js";
 import type { Forward, HttpResponseLike } from "../session/types.js";
+import { ChunkQueue } from "./chunkQueue.js";
 import { normalizeHeaders } from "./wire.js";
 
 export interface DispatcherLike {
@@ -14,18 +16,27 @@ export interface DispatcherLike {
 /** Hop-by-hop and length headers undici computes (or refuses) itself. */
 const DROPPED_REQUEST_HEADERS = new Set(["content-length", "connection", "keep-alive", "transfer-encoding", "upgrade", "host"]);
 
-async function decode(body: Buffer, encoding: string | undefined): Promise<Buffer> {
+type Transform = import("node:stream").Transform;
+/** A decoding pipeline: bytes are written to `input`, decoded bytes come out of `output`. */
+interface Decoder {
+  input: Transform;
+  output: Transform;
+}
+
+/** A streaming decoder for the response's content-encoding (none for identity). */
+async function decoderFor(encoding: string | undefined): Promise<Decoder | undefined> {
   const codings = (encoding ?? "").toLowerCase().split(",").map((c) => c.trim()).filter((c) => c && c !== "identity");
-  if (codings.length === 0) return body;
+  if (codings.length === 0) return undefined;
   const zlib = await import("node:zlib");
-  let out = body;
-  for (const coding of codings.reverse()) {
-    if (coding === "gzip" || coding === "x-gzip") out = zlib.gunzipSync(out);
-    else if (coding === "deflate") out = zlib.inflateSync(out);
-    else if (coding === "br") out = zlib.brotliDecompressSync(out);
-    else throw new Error(`blackbox: the provider answered with content-encoding "${coding}", which cannot be decoded; remove accept-encoding "${coding}" from the request`);
-  }
-  return out;
+  const make = (coding: string): Transform => {
+    if (coding === "gzip" || coding === "x-gzip") return zlib.createGunzip();
+    if (coding === "deflate") return zlib.createInflate();
+    if (coding === "br") return zlib.createBrotliDecompress();
+    throw new Error(`blackbox: the provider answered with content-encoding "${coding}", which cannot be decoded; remove accept-encoding "${coding}" from the request`);
+  };
+  const chain = codings.reverse().map(make);
+  for (let i = 0; i + 1 < chain.length; i++) chain[i]!.pipe(chain[i + 1]!);
+  return { input: chain[0]!, output: chain[chain.length - 1]! };
 }
 
 export function forwardThrough(previous: DispatcherLike): Forward {
@@ -34,36 +45,57 @@ export function forwardThrough(previous: DispatcherLike): Forward {
       const url = new URL(request.url);
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(request.headers)) if (!DROPPED_REQUEST_HEADERS.has(k)) headers[k] = v;
-      let status = 0;
-      let statusText = "";
-      let responseHeaders: Record<string, string> = {};
-      const chunks: Buffer[] = [];
+      let abortUpstream: ((reason?: unknown) => void) | undefined;
+      let decoder: Decoder | undefined;
+      let pending: Promise<void> = Promise.resolve();
+      // The body is handed on chunk by chunk as it arrives (a live stream reaches the
+      // agent as the provider sends it), decoded on the fly when it is compressed.
+      const queue = new ChunkQueue(() => abortUpstream?.(new Error("the response was not read to the end")));
       const handler = {
         onConnect(abort: (reason?: unknown) => void) {
+          abortUpstream = abort;
           if (!signal) return;
           if (signal.aborted) abort(signal.reason);
           else signal.addEventListener("abort", () => abort(signal.reason), { once: true });
         },
         onHeaders(code: number, raw: unknown, _resume: () => void, text?: string) {
           if (code < 200) return true;
-          status = code;
-          statusText = text ?? "";
-          responseHeaders = normalizeHeaders(raw);
+          const responseHeaders = normalizeHeaders(raw);
+          const { "content-encoding": encoding, "content-length": _length, ...rest } = responseHeaders;
+          pending = decoderFor(encoding).then(
+            (d) => {
+              decoder = d;
+              if (d) {
+                d.output.on("data", (c: Buffer) => queue.push(new Uint8Array(c)));
+                d.output.on("end", () => queue.end());
+                d.output.on("error", (e) => queue.fail(e));
+              }
+              resolve({ status: code, statusText: text ?? "", headers: rest, body: queue });
+            },
+            (err) => {
+              reject(err);
+              abortUpstream?.(err);
+            },
+          );
           return true;
         },
         onData(chunk: Uint8Array) {
-          chunks.push(Buffer.from(chunk));
+          const copy = Buffer.from(chunk);
+          pending = pending.then(() => {
+            if (decoder) decoder.input.write(copy);
+            else queue.push(new Uint8Array(copy));
+          });
           return true;
         },
         onComplete() {
-          const encoding = responseHeaders["content-encoding"];
-          decode(Buffer.concat(chunks), encoding).then((body) => {
-            const { "content-encoding": _e, "content-length": _l, ...rest } = responseHeaders;
-            resolve({ status, statusText, headers: rest, body: new Uint8Array(body) });
-          }, reject);
+          pending = pending.then(() => {
+            if (decoder) decoder.input.end();
+            else queue.end();
+          });
         },
         onError(err: unknown) {
           reject(err);
+          pending = pending.then(() => queue.fail(err));
         },
       };
       previous.dispatch(
