@@ -92,6 +92,7 @@ async function attack(base: { name: string; text: string }, m: Mutation): Promis
     }
   }
   const trace = await typed("loadTrace", () => loadTrace(file));
+  if (value !== undefined && verifyTrace(value).ok) expect(trace, "verify accepts what load refuses").toBeDefined();
   expect(await typed("parseTrace", () => parseTrace(bytes.toString("utf8"), file))).toEqual(trace);
   if (trace) {
     tally.loaded++;
