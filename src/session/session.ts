@@ -104,6 +104,7 @@ export class SessionImpl implements Session {
       add(p, process.env[p === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL"]);
       for (const o of this.opts.providers?.[p] ?? []) add(p, o);
     }
+    this.origins.sort((a, b) => b.prefix.length - a.prefix.length);
   }
 
   private requireOut(): string {
@@ -156,10 +157,16 @@ export class SessionImpl implements Session {
 
   route(url: string): ProviderName | undefined {
     if (this.mode === "off") return undefined;
+    let first: ProviderName | undefined;
     for (const o of this.origins) {
-      if (url === o.prefix || url.startsWith(o.prefix + "/") || url.startsWith(o.prefix + "?")) return o.provider;
+      if (!(url === o.prefix || url.startsWith(o.prefix + "/") || url.startsWith(o.prefix + "?"))) continue;
+      // Two providers may share one origin (ANTHROPIC_BASE_URL=http://h and
+      // OPENAI_BASE_URL=http://h/v1): the one whose model endpoint this is wins,
+      // else the longest base URL.
+      if (adapters[o.provider].classify("POST", new URL(url)) !== "other") return o.provider;
+      first ??= o.provider;
     }
-    return undefined;
+    return first;
   }
 
   async handle(

@@ -309,3 +309,15 @@ describe("beyond messages.create and chat.completions.create", () => {
     expect(fake.requests.length).toBe(before);
   });
 });
+
+test("two providers behind one origin: the longest base URL decides", async () => {
+  const session = blackbox({
+    mode: "record",
+    out: join(dir, "shared-origin.json"),
+    providers: { anthropic: [fake.url], openai: [`${fake.url}/v1`] },
+  });
+  expect(session.route(`${fake.url}/v1/messages`)).toBe("anthropic");
+  expect(session.route(`${fake.url}/v1/chat/completions`)).toBe("openai");
+  expect(session.route("http://127.0.0.1:1/elsewhere")).toBeUndefined();
+  session.dispose();
+});
