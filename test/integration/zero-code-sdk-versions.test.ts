@@ -1,7 +1,7 @@
 /**
- * Other SDK versions side by side: openai 4.x and @anthropic-ai/sdk 0.39, whose Node
- * shims use node-fetch (which a global dispatcher never sees), each installed in its own
- * folder. The hook loads that app's own `<sdk>/shims/web` (CJS and ESM) so its calls
+ * Other SDK versions side by side, each installed in its own folder: openai 5.x (the
+ * global fetch), and openai 4.x and @anthropic-ai/sdk 0.39, whose Node shims use
+ * node-fetch (which a global dispatcher never sees). The hook loads that app's own `<sdk>/shims/web` (CJS and ESM) so its calls
  * are recorded, then replayed offline.
  */
 import { execFileSync } from "node:child_process";
@@ -13,7 +13,9 @@ import { anthropicMessage, openaiCompletion, startFakeProvider, type FakeProvide
 import { hookedNode, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
 
 const VERSIONS = join(ROOT, "test", "fixtures", "sdk-versions");
-const APPS = ["openai4", "anthropic0"];
+// openai 7 declares Node >= 22: it is part of the run on Node 24 (see .ci/run).
+const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
+const APPS = ["openai4", "openai5", "anthropic0", ...(NODE_MAJOR >= 22 ? ["openai7"] : [])];
 let fake: FakeProvider;
 const tmp = tempDir();
 
