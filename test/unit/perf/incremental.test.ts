@@ -75,3 +75,31 @@ describe("incremental replay equals the full path", () => {
     });
   }
 });
+
+describe("a recorded input that does not extend the previous one is compared in full", () => {
+  const req = (n: number) =>
+    JSON.stringify({
+      model: "m",
+      messages: Array.from({ length: n }, (_, i) => (i % 2 ? { role: "assistant", content: `a${i}` } : { role: "user", content: `u${i}` })),
+    });
+  const input = (n: number) => adapters.anthropic.parseRequest(JSON.parse(req(n)), new ToolCallIds()).input;
+  const edits: [string, (m: Record<string, unknown>) => void][] = [
+    ["an extra key", (m) => (m.extra = 1)],
+    ["an own __proto__ key", (m) => Object.defineProperty(m, "__proto__", { value: {}, enumerable: true })],
+    ["another text", (m) => (m.content = "changed")],
+  ];
+  for (const [name, edit] of edits) {
+    it(`${name} in an earlier message: the divergence the full path finds`, () => {
+      const recorded = [input(1), input(3)];
+      edit(recorded[1]!.messages[0] as unknown as Record<string, unknown>);
+      const inc = new IncrementalRequests();
+      const ids = new ToolCallIds();
+      expect(inc.compare(recorded[0]!, inc.parse("anthropic", req(1), ids).input)).toBeUndefined();
+      const second = inc.parse("anthropic", req(3), ids).input;
+      expect(inc.stats.incrementalParses).toBe(1);
+      const full = compareModelInput(recorded[1]!, second);
+      expect(inc.compare(recorded[1]!, second)).toEqual(full);
+      expect(inc.stats.fullCompares).toBe(2);
+    });
+  }
+});
