@@ -1,12 +1,7 @@
 import { createSession } from "./session/session.js";
+import { processSession } from "./processSession.js";
 import type { Session, SessionOptions } from "./session/types.js";
 
-/** Where the register hook keeps the process's session (shared by two package copies). */
-export const PROCESS_SESSION_KEY = Symbol.for("ardaulas.blackbox.session.v1");
-
-export function processSession(): Session | undefined {
-  return (globalThis as unknown as Record<symbol, Session | undefined>)[PROCESS_SESSION_KEY];
-}
 
 /**
  * A Blackbox session: `bb.fetch` for the SDKs' `fetch` option, `bb.tools()` /

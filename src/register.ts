@@ -10,6 +10,7 @@ import { installDispatcher } from "./edges/dispatcher.js";
 import { optionsFromEnv } from "./edges/env.js";
 import { routeSdksThroughFetch } from "./edges/sdkShims.js";
 import { installToolHooks } from "./edges/toolHooks.js";
+import { setProcessSession } from "./processSession.js";
 import { createSession } from "./session/index.js";
 
 const INSTALLED = Symbol.for("ardaulas.blackbox.register.v1");
@@ -28,6 +29,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = 
   const config = await loadConfig(cwd, env.BLACKBOX_CONFIG);
   await routeSdksThroughFetch(cwd);
   const session = createSession({ ...options, providers: config.providers, autoFinish: true, claim: true });
+  // blackbox() without a mode, in the agent's own code, returns this session.
+  setProcessSession(session);
   await installDispatcher(session);
   await installToolHooks(config.tools, session);
 }

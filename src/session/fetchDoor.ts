@@ -3,6 +3,19 @@ import type { HttpResponseLike, Session } from "./types.js";
 
 type FetchInit = RequestInit & { duplex?: string };
 
+const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+const DOOR_MARK = Symbol.for("ardaulas.blackbox.dispatcher.v1");
+
+/**
+ * When the register hook's dispatcher door is the global dispatcher, bb.fetch's own
+ * upstream calls go to the dispatcher below it: the session already handled them, and
+ * going through the door again would hand the same call to the session twice.
+ */
+function dispatcherBelowDoor(): unknown {
+  const current = (globalThis as unknown as Record<symbol, Record<symbol | string, unknown> | undefined>)[GLOBAL_DISPATCHER];
+  return current && current[DOOR_MARK] === true ? current.previous : undefined;
+}
+
 function headersToRecord(h: HeadersInit | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!h) return out;
@@ -65,7 +78,10 @@ export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): 
     }
     const signal = init?.signal ?? (typeof input === "object" && "signal" in input ? input.signal : undefined) ?? undefined;
     const forward = async (req: WireRequest, sig?: AbortSignal): Promise<HttpResponseLike> => {
-      const res = await globalThis.fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: sig });
+      const init: FetchInit & { dispatcher?: unknown } = { method: req.method, headers: req.headers, body: req.body, signal: sig };
+      const below = dispatcherBelowDoor();
+      if (below) init.dispatcher = below;
+      const res = await globalThis.fetch(req.url, init);
       const headers: Record<string, string> = {};
       res.headers.forEach((v, k) => (headers[k] = v));
       const body: AsyncIterable<Uint8Array> = res.body ? (res.body as unknown as AsyncIterable<Uint8Array>) : (async function* () {})();
