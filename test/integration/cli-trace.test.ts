@@ -142,3 +142,19 @@ describe("usage", () => {
     expect(cmd.stderr).toContain("error: unknown command 'frobnicate'");
   });
 });
+
+it("a reader that closes the pipe early ends the CLI quietly (no EPIPE stack trace)", async () => {
+  const { runProcess } = await import("../helpers/child.js");
+  const { TraceBuilder } = await import("../../src/trace/builder.js");
+  const b = new TraceBuilder({ id: "long", createdAt: 1 });
+  for (let i = 0; i < 3000; i++) b.append("model_output", { type: "final_answer", text: `answer number ${i} `.repeat(4) }, 1000 + i);
+  const dir = mkdtempSync(join(tmpdir(), "bbx-epipe-"));
+  const file = join(dir, "long.json");
+  writeFileSync(file, JSON.stringify(b.trace));
+  // show prints far more than a pipe holds; head reads 20 bytes and goes away
+  const r = await runProcess("bash", ["-c", `node bin/blackbox.mjs show ${file} | head -c 20; echo " status=\${PIPESTATUS[0]}" >&2`]);
+  rmSync(dir, { recursive: true, force: true });
+  expect(r.stdout.length).toBe(20);
+  expect(r.stderr).not.toContain("EPIPE");
+  expect(r.stderr.trim()).toBe("status=0");
+});
