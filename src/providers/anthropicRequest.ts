@@ -21,6 +21,12 @@ export function parseAnthropicRequest(raw: unknown, ids: ToolCallIds): ParsedMod
 /** parseAnthropicRequest, keeping what anthropicMoreMessages continues from. */
 export function anthropicRequestState(raw: unknown, ids: ToolCallIds): RequestState {
   const body = bodyObject(raw, WHAT);
+  if (body.mcp_servers !== undefined && body.mcp_servers !== null) {
+    refuse(`${WHAT}: "mcp_servers" runs server-side tools (the MCP connector), which a replay could not give back; not supported yet. Call the MCP server from your own (custom) tool instead.`);
+  }
+  if (body.container !== undefined && body.container !== null) {
+    refuse(`${WHAT}: "container" is for server-side code execution, which a replay could not give back; not supported yet. Run code in your own (custom) tool instead.`);
+  }
   const names = new Map<string, string>(); // provider tool_use id -> tool name
   const wire = arrayField(body, "messages", WHAT);
   const messages: Message[] = [];

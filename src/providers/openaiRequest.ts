@@ -34,6 +34,9 @@ export function parseOpenAIRequest(raw: unknown, ids: ToolCallIds): ParsedModelR
 /** parseOpenAIRequest, keeping what openAIMoreMessages continues from. */
 export function openAIRequestState(raw: unknown, ids: ToolCallIds): RequestState {
   const body = bodyObject(raw, WHAT);
+  if (body.web_search_options !== undefined && body.web_search_options !== null) {
+    refuse(`${WHAT}: "web_search_options" makes the model search the web server-side, which a replay could not give back; not supported yet. Search from your own function tool instead.`);
+  }
   if (typeof body.n === "number" && body.n > 1) refuse(`${WHAT}: n = ${body.n} asks for several choices; not supported yet. Make one request per choice (n: 1).`);
   if (body.logprobs === true) refuse(`${WHAT}: logprobs: true asks for log probabilities, which a replay could not give back; remove logprobs.`);
   if (Array.isArray(body.modalities) && body.modalities.includes("audio")) {

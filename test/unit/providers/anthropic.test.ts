@@ -123,6 +123,8 @@ describe("anthropic parseRequest", () => {
     ["a strict tool", { messages: [], tools: [{ name: "t", input_schema: {}, strict: true }] }, /sets strict: true.*remove "strict"/],
     ["a server tool block in history", { messages: [{ role: "assistant", content: [{ type: "server_tool_use", id: "srvtoolu_1" }] }] }, /"server_tool_use" block/],
     ["an unknown role", { messages: [{ role: "system", content: "x" }] }, /role "system"; use "user" or "assistant"/],
+    ["the MCP connector (mcp_servers)", { messages: [], mcp_servers: [{ type: "url", url: "https://mcp.invalid", name: "x" }] }, /"mcp_servers" runs server-side tools.*own \(custom\) tool/],
+    ["a code-execution container", { messages: [], container: "container_1" }, /"container" is for server-side code execution/],
     ["an unpaired tool_result", { messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_X", content: "x" }] }] }, /no earlier tool_use in the request has/],
   ];
   for (const [name, body, message] of refusals) {

@@ -113,6 +113,7 @@ describe("openai parseRequest", () => {
     ["a file part", msgs({ role: "user", content: [{ type: "file", file: {} }] }), /"file" part/],
     ["a custom tool", { messages: [], tools: [{ type: "custom", custom: { name: "x" } }] }, /"custom", not a function tool; custom tools are not supported yet/],
     ["n > 1", { messages: [], n: 2 }, /n = 2 .*one request per choice/],
+    ["web search (web_search_options)", { messages: [], web_search_options: {} }, /"web_search_options" makes the model search the web server-side.*own function tool/],
     ["a late system message", msgs({ role: "user", content: "hi" }, { role: "system", content: "x" }), /system message after the conversation started.*at the start/],
     ["a late developer message", msgs({ role: "user", content: "hi" }, { role: "developer", content: "x" }), /developer message after the conversation started/],
     ["a strict tool", { messages: [], tools: [{ type: "function", function: { name: "t", strict: true } }] }, /sets strict: true.*remove "strict"/],
