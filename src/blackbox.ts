@@ -1,4 +1,4 @@
-import { createSession } from "./session/session.js";
+import { createSession } from "./session/index.js";
 import { processSession } from "./processSession.js";
 import type { Session, SessionOptions } from "./session/types.js";
 

@@ -2,8 +2,9 @@
  * The preload behind `node --import @ardaulas/blackbox/register`: a session from the
  * environment, the global dispatcher door, the old SDKs' web shims and the tool module
  * hooks. The session itself finishes at process exit (autoFinish) and claims the
- * cassette at its first call (claim). Any problem is one `blackbox: ...` line on
- * stderr and exit code 2 before the agent runs.
+ * cassette at its first call (claim). Start-up loads only what the mode needs: record
+ * without a config loads no zod, cassette parser or verify (bench/startup.mjs). Any
+ * problem is one `blackbox: ...` line on stderr and exit code 2 before the agent runs.
  */
 import { loadConfig } from "./edges/config.js";
 import { installDispatcher } from "./edges/dispatcher.js";
@@ -11,7 +12,7 @@ import { optionsFromEnv } from "./edges/env.js";
 import { routeSdksThroughFetch } from "./edges/sdkShims.js";
 import { installToolHooks } from "./edges/toolHooks.js";
 import { setProcessSession } from "./processSession.js";
-import { createSession } from "./session/index.js";
+import { createSession } from "./session/session.js";
 
 const INSTALLED = Symbol.for("ardaulas.blackbox.register.v1");
 
@@ -27,6 +28,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = 
   const options = optionsFromEnv(env, cwd);
   if (!options) return;
   const config = await loadConfig(cwd, env.BLACKBOX_CONFIG);
+  // Replay and fork load a cassette now; record loads its writer (zod, verify) at the first call.
+  if (options.mode !== "record") await import("./session/index.js");
   await routeSdksThroughFetch(cwd);
   const session = createSession({ ...options, providers: config.providers, autoFinish: true, claim: true });
   // blackbox() without a mode, in the agent's own code, returns this session.

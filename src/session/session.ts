@@ -14,12 +14,11 @@ import { maxCallIndex, toolCallsOf } from "../trace/payloads.js";
 import type { JsonValue, ModelOutput, TerminalPayload, Trace } from "../trace/types.js";
 import { claimCassette } from "../edges/claim.js";
 import { onProcessExit, type ExitInfo } from "../edges/processExit.js";
-import { loadTraceSync } from "../edges/store.js";
 import { makeFetch } from "./fetchDoor.js";
 import { IncrementalRequests, parseRequestBody } from "./incremental.js";
 import { argsToJson, errorMessageOf, jsonEqual, toJsonValue } from "./json.js";
 import { exitOutcome, outcomeOf } from "./outcome.js";
-import { writeCassetteSync } from "./write.js";
+import { loadTraceSync, writeCassetteSync, writerReady } from "./lazy.js";
 import { RecordRound, type RecordedPair, type RoundEntry } from "./rounds.js";
 import { divergence, ReplaySource } from "./source.js";
 import { readBody, streamLive, synthesizeStream } from "./streaming.js";
@@ -234,6 +233,8 @@ export class SessionImpl implements Session {
     forward: Forward,
     signal: AbortSignal | undefined,
   ): Promise<HttpResponseLike> {
+    const loading = this.writerLoading();
+    if (loading) await loading;
     this.guard("a model call");
     if (this.modelInFlight || this.streamOpen) {
       throw new SessionError(
@@ -256,6 +257,11 @@ export class SessionImpl implements Session {
     } finally {
       this.modelInFlight = false;
     }
+  }
+
+  /** The register hook's record mode loads the cassette writer at the first call (src/session/lazy.ts); else undefined (no await, no tick). */
+  private writerLoading(): Promise<void> | undefined {
+    return this.mode === "replay" ? undefined : writerReady();
   }
 
   private toolStillRunning(when: string): SessionError {
@@ -378,6 +384,8 @@ export class SessionImpl implements Session {
 
   private async callTool(name: string, args: unknown[], run: () => unknown): Promise<unknown> {
     if (this.mode === "off") return run();
+    const loading = this.writerLoading();
+    if (loading) await loading;
     this.guard(`the wrapped tool "${name}" was called`);
     if (this.modelInFlight) throw this.toolStillRunning("was running (a tool started during it)");
     if (this.streamOpen) {
@@ -521,7 +529,11 @@ export class SessionImpl implements Session {
       if (this.firstError) throw this.firstError;
       const outcome = outcomeOf(options, this.lastOutput);
       if (this.mode === "replay") this.checkReplayEnd(outcome);
-      else this.write(outcome);
+      else {
+        const loading = this.writerLoading();
+        if (loading) await loading;
+        this.write(outcome);
+      }
     } finally {
       this.dispose();
     }

@@ -1,0 +1,54 @@
+/**
+ * The register hook's record mode keeps its start-up small (issue 5, bench/startup.mjs):
+ * no zod, no cassette parser, no verify before the first call. The writer loads at the
+ * session's first call, so a run whose first call is a wrapped tool that exits at once
+ * still leaves a verified cassette.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { runProcess } from "../helpers/child.js";
+import { hookedNode, readCassette, REGISTER, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+
+// A load hook (off-thread on Node 20) that prints every module URL the process loads.
+const LOGGER = `data:text/javascript,${encodeURIComponent(
+  `import { register } from "node:module";
+register("data:text/javascript," + encodeURIComponent("export async function load(url, context, next) { if (!url.startsWith('node:')) process.stderr.write('LOADED ' + url + '\\\\n'); return next(url, context); }"));`,
+)}`;
+
+let dir: string;
+let cleanup: () => void;
+beforeAll(() => {
+  requireBuild();
+  ({ dir, cleanup } = tempDir());
+  writeFileSync(join(dir, "tools.mjs"), "export function stop() {\n  process.exit(5);\n}\n");
+  writeFileSync(join(dir, "blackbox.config.mjs"), 'export default { tools: [{ module: "./tools.mjs", exports: ["stop"] }] };\n');
+  writeFileSync(join(dir, "first-call-exits.mjs"), 'import { stop } from "./tools.mjs";\nawait stop();\n');
+});
+afterAll(() => cleanup());
+
+test("record mode loads no zod, no cassette parser and no verify at start-up", async () => {
+  const plain = join(dir, "plain"); // no config here
+  mkdirSync(plain);
+  writeFileSync(join(plain, "hello.mjs"), "console.log('hello');\n");
+  const env = { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "never.json") };
+  const r = await runProcess(process.execPath, ["--import", LOGGER, "--import", REGISTER, "hello.mjs"], { cwd: plain, env });
+  expect(r.stdout).toBe("hello\n");
+  const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED ")).map((l) => l.slice(7));
+  // the logger saw the hook's own graph (else this test could not fail)
+  expect(loaded.some((u) => u.endsWith("/dist/session/session.js"))).toBe(true);
+  expect(loaded.some((u) => u.endsWith("/dist/edges/dispatcher.js"))).toBe(true);
+  const heavy = loaded.filter((u) => /\/node_modules\/zod\/|\/dist\/trace\/(verify|parse|shape|schema)\.js$|\/dist\/edges\/store\.js$|\/dist\/session\/write\.js$/.test(u));
+  expect(heavy).toEqual([]);
+  expect(existsSync(join(dir, "never.json"))).toBe(false);
+});
+
+test("a run whose first call is a wrapped tool that exits at once still writes a verified cassette", async () => {
+  const out = join(dir, "exits.json");
+  const r = await hookedNode(dir, ["first-call-exits.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(5);
+  const trace = readCassette(out);
+  expect(trace.steps.map((s) => s.type)).toEqual(["metadata"]);
+  expect(trace.steps[0]!.payload).toMatchObject({ status: "error", reason: "calls_in_flight", exitCode: 5 });
+});
