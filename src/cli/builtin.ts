@@ -45,6 +45,15 @@ export async function replayBuiltin(cassettePath: string, io: BuiltinIo): Promis
     for (const p of verified.problems) io.stderr(`  - ${p.path}: ${p.message}\n`);
     return 1;
   }
+  // A recorded agent's model outputs are `tool_calls` (the built-in loop writes single
+  // `tool_call` outputs); its cassette is replayed by running the agent itself.
+  if (trace.steps.some((s) => s.type === "model_output" && (s.payload as { type?: unknown }).type === "tool_calls")) {
+    io.stderr(
+      `blackbox: ${cassettePath} was recorded from your own agent (through an SDK), not by the built-in demo agent, so blackbox cannot replay it on its own. ` +
+        `Replay it by running the agent: blackbox replay ${cassettePath} -- <command>\n`,
+    );
+    return 2;
+  }
   const result = await replayTrace(trace);
   if (!result.ok) {
     const d = result.divergence!;

@@ -48,6 +48,19 @@ describe("replayBuiltin", () => {
     expect(io.stderr).toContain('replayed: "Stay home."');
   });
 
+  it("exits 2 and says how to replay a recorded agent's cassette (it has tool_calls outputs)", async () => {
+    const b = new TraceBuilder({ id: "sdk", createdAt: 1 });
+    b.append("model_input", { messages: [{ role: "user", content: "q" }], tools: [] }, 1);
+    b.append("model_output", { type: "tool_calls", calls: [{ toolCallId: "call-0", toolName: "t", toolInput: {} }] }, 2);
+    const file = join(dir, "sdk.json");
+    await saveTrace(file, b.trace);
+    const { io, sink } = capture();
+    expect(await replayBuiltin(file, sink)).toBe(2);
+    expect(io.stderr).toBe(
+      `blackbox: ${file} was recorded from your own agent (through an SDK), not by the built-in demo agent, so blackbox cannot replay it on its own. Replay it by running the agent: blackbox replay ${file} -- <command>\n`,
+    );
+  });
+
   it("exits 1 with verify's problems when the hash chain is broken", async () => {
     const file = join(dir, "broken.json");
     writeFileSync(file, readFileSync(parentFile, "utf8").replace('"sunny"', '"rain"'));
