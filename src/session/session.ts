@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import {
   BlackboxError,
@@ -10,6 +9,7 @@ import { adapters, DEFAULT_ORIGINS } from "../providers/index.js";
 import { ToolCallIds } from "../providers/ids.js";
 import type { ParsedModelRequest, ProviderAdapter, ProviderName, WireRequest } from "../providers/types.js";
 import { TraceBuilder } from "../trace/builder.js";
+import { findProviderId } from "../trace/neutrality.js";
 import { maxCallIndex, toolCallsOf } from "../trace/payloads.js";
 import type { JsonValue, ModelOutput, TerminalPayload, Trace } from "../trace/types.js";
 import { claimCassette } from "../edges/claim.js";
@@ -19,6 +19,7 @@ import { IncrementalRequests, parseRequestBody } from "./incremental.js";
 import { argsToJson, errorMessageOf, jsonEqual, toJsonValue } from "./json.js";
 import { exitOutcome, outcomeOf } from "./outcome.js";
 import { loadTraceSync, writeCassetteSync, writerReady } from "./lazy.js";
+import { loadScript, withIds, type ScriptedOutput } from "./script.js";
 import { RecordRound, type RecordedPair, type RoundEntry } from "./rounds.js";
 import { divergence, ReplaySource } from "./source.js";
 import { readBody, streamLive, synthesizeStream } from "./streaming.js";
@@ -65,7 +66,7 @@ export class SessionImpl implements Session {
   // fork
   private forkAt = -1;
   private pastFork = false;
-  private script: ModelOutput[] = [];
+  private script: ScriptedOutput[] = [];
 
   constructor(options: SessionOptions = {}) {
     this.opts = options;
@@ -74,6 +75,12 @@ export class SessionImpl implements Session {
     this.fetch = makeFetch(this);
     this.addOrigins();
     if (this.mode === "off") return;
+    const looksProvider = options.traceId !== undefined ? findProviderId(options.traceId) : undefined;
+    if (looksProvider) {
+      throw new SessionError(
+        `traceId ${JSON.stringify(options.traceId)} looks like a provider id (${looksProvider}), which a cassette must not contain; choose another id`,
+      );
+    }
     if (this.mode === "record") {
       this.requireOut();
       this.builder = new TraceBuilder({ id: this.traceId(), createdAt: this.now() });
@@ -114,7 +121,8 @@ export class SessionImpl implements Session {
   }
 
   private traceId(): string {
-    return this.opts.traceId ?? basename(this.opts.out ?? "run.json").replace(/\.json$/i, "");
+    if (this.opts.traceId !== undefined) return this.opts.traceId;
+    return neutralId(basename(this.opts.out ?? "run.json").replace(/\.json$/i, ""));
   }
 
   private loadParent(): Trace {
@@ -145,10 +153,7 @@ export class SessionImpl implements Session {
     this.forkAt = n;
     const continueWith = this.opts.continueWith ?? "live";
     if (continueWith === "script") {
-      const s = this.opts.script;
-      const list: unknown = typeof s === "string" ? JSON.parse(readFileSync(s, "utf8")) : s;
-      if (!Array.isArray(list)) throw new ForkError("the fork script must be a JSON list of model outputs ({ type: \"final_answer\", text } ...)");
-      this.script = list as ModelOutput[];
+      this.script = loadScript(this.opts.script);
     }
   }
 
@@ -304,12 +309,14 @@ export class SessionImpl implements Session {
     this.flushRound();
     const startedAt = this.now();
     if (this.mode === "fork" && (this.opts.continueWith ?? "live") === "script") {
-      const output = this.script.shift();
-      if (!output) {
+      const entry = this.script.shift();
+      if (!entry) {
         throw new ForkError(
           `the fork script ran out: the agent made another model call after the ${this.seq - this.source!.modelCalls} scripted output(s). Add outputs to the script, ending with { "type": "final_answer", "text": "..." }.`,
         );
       }
+      this.childBuilder(); // seeds call-N past the copied prefix
+      const output = withIds(entry, () => this.ids.fresh());
       this.recordModel(parsed, output, startedAt);
       return this.respond(adapter, output, parsed);
     }
@@ -407,6 +414,10 @@ export class SessionImpl implements Session {
 
   private replayTool(name: string, input: JsonValue, run: () => unknown): Promise<unknown> {
     const pair = this.source!.nextTool(name, input);
+    // Keep run-local numbering where the recording had it: a tool the model did not
+    // request took the next call-N when it was recorded.
+    const n = /^call-(\d+)$/.exec((pair.callStep.payload as { toolCallId: string }).toolCallId);
+    if (n) this.ids.seedPast(Number(n[1]));
     if (this.mode === "fork" && pair.resultStep && pair.resultStep.index >= this.forkAt) {
       return this.forkTool(pair, input, run);
     }
@@ -517,7 +528,7 @@ export class SessionImpl implements Session {
 
   async finish(options?: FinishOptions): Promise<void> {
     if (this.mode === "off") return;
-    if (this.finished) throw new SessionError("finish() was already called for this session");
+    if (this.finished) throw new SessionError("finish() was already called for this session; a session records one run: create a new session (blackbox()) for the next run");
     const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     if (inFlight > 0) {
       throw new SessionError(
@@ -606,4 +617,10 @@ function recordedOutcome(pair: RecordedPair): unknown {
 
 export function createSession(options: SessionOptions = {}): SessionImpl {
   return new SessionImpl(options);
+}
+
+/** A default trace id (from the file name) with provider-like prefixes defused: resp_x -> resp-x. */
+function neutralId(id: string): string {
+  if (!findProviderId(id)) return id;
+  return id.replace(/(srvtoolu|toolu|msg|call|resp)_/g, "$1-").replace(/chatcmpl-/g, "chatcmpl_");
 }
