@@ -1,0 +1,94 @@
+/**
+ * Streaming through the zero-code path, as a user types it:
+ * `blackbox record -- node agent.mjs`, then `blackbox replay <cassette> -- node agent.mjs`
+ * under unshare -n, for both SDKs' streaming helpers. The agent never mentions Blackbox.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runProcess } from "../helpers/child.js";
+import { anthropicSSE, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { BIN, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+
+let fake: FakeProvider;
+const tmp = tempDir();
+beforeAll(async () => {
+  requireBuild();
+  fake = await startFakeProvider();
+});
+afterAll(async () => {
+  await fake.close();
+  tmp.cleanup();
+});
+
+const AGENTS = {
+  anthropic: `import Anthropic from "@anthropic-ai/sdk";
+const client = new Anthropic();
+const messages = [{ role: "user", content: "Weather in Lisbon and Tokyo?" }];
+const tools = [{ name: "get_weather", description: "weather", input_schema: { type: "object", properties: { city: { type: "string" } } } }];
+const seen = [];
+for (let turn = 0; turn < 3; turn++) {
+  const stream = client.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 200, tools, messages });
+  let text = "";
+  stream.on("text", (t) => (text += t));
+  const m = await stream.finalMessage();
+  const uses = m.content.filter((b) => b.type === "tool_use");
+  seen.push({ text, stop: m.stop_reason, calls: uses.map((u) => [u.name, u.input]) });
+  if (!uses.length) break;
+  messages.push({ role: "assistant", content: m.content });
+  messages.push({ role: "user", content: uses.map((u) => ({ type: "tool_result", tool_use_id: u.id, content: u.input.city === "Lisbon" ? "sunny" : "rain" })) });
+}
+console.log(JSON.stringify(seen));
+`,
+  openai: `import OpenAI from "openai";
+const client = new OpenAI();
+const messages = [{ role: "user", content: "Weather in Lisbon and Tokyo?" }];
+const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }];
+const seen = [];
+for (let turn = 0; turn < 3; turn++) {
+  const stream = client.chat.completions.stream({ model: "gpt-4.1", tools, messages });
+  let text = "";
+  stream.on("content", (d) => (text += d));
+  const c = await stream.finalChatCompletion();
+  const msg = c.choices[0].message;
+  const calls = msg.tool_calls ?? [];
+  seen.push({ text, stop: c.choices[0].finish_reason, calls: calls.map((t) => [t.function.name, JSON.parse(t.function.arguments)]) });
+  if (!calls.length) break;
+  messages.push({ role: "assistant", content: msg.content, tool_calls: calls });
+  for (const t of calls) messages.push({ role: "tool", tool_call_id: t.id, content: JSON.parse(t.function.arguments).city === "Lisbon" ? "sunny" : "rain" });
+}
+console.log(JSON.stringify(seen));
+`,
+};
+
+const toolTurn = { text: "Checking both.", toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }, { name: "get_weather", input: { city: "Tokyo" } }] };
+const finalTurn = { text: "Lisbon: sunny ☀; Tokyo: rain 雨." };
+
+describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
+  test("blackbox record -- node agent.mjs, then blackbox replay -- node agent.mjs offline: the agent sees the same stream", async () => {
+    const agent = join(tmp.dir, `${provider}-stream.mjs`);
+    writeFileSync(agent, AGENTS[provider]);
+    const cassette = join(tmp.dir, `${provider}-stream.json`);
+    const sse = provider === "anthropic" ? anthropicSSE : openaiSSE;
+    fake.enqueue({ sse: sse(toolTurn), chunkSize: 5, delayMs: 1 }, { sse: sse(finalTurn), chunkSize: 5, delayMs: 1 });
+    const env =
+      provider === "anthropic"
+        ? { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-stream-zc-0123456789", OPENAI_BASE_URL: undefined }
+        : { OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-proj-stream-zc-0123456789", ANTHROPIC_BASE_URL: undefined };
+    const recorded = await runProcess(process.execPath, [BIN, "record", "-o", cassette, "--", process.execPath, agent], { cwd: tmp.dir, env });
+    expect(recorded.stderr).toBe("");
+    expect(recorded.code).toBe(0);
+    const seen = JSON.parse(recorded.stdout.trim().split("\n").at(-1)!);
+    expect(seen).toHaveLength(2);
+    expect(seen[0].calls).toEqual([["get_weather", { city: "Lisbon" }], ["get_weather", { city: "Tokyo" }]]);
+    expect(seen[1].text).toBe(finalTurn.text);
+    const trace = readCassette(cassette);
+    expect(trace.steps[1]!.payload).toMatchObject({ type: "tool_calls", text: "Checking both." });
+
+    const replayEnv = { ...env, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined };
+    const replayed = await runProcess(process.execPath, [BIN, "replay", cassette, "--", process.execPath, agent], { cwd: tmp.dir, env: replayEnv, offline: true });
+    expect(replayed.stderr).toBe("");
+    expect(replayed.code).toBe(0);
+    expect(JSON.parse(replayed.stdout.trim().split("\n").at(-1)!)).toEqual(seen);
+  });
+});
