@@ -1,15 +1,17 @@
 /**
  * Finding, loading and validating blackbox.config.{ts,mts,js,mjs}. TypeScript configs
  * load through jiti (Node 20 cannot strip types; jiti with its disk cache measured
- * ~60-80 ms warm vs ~400 ms for tsx's tsImport; zod, ~60 ms to import, loads only
- * when there is a config file). Every problem is one
+ * ~60-80 ms warm vs ~400 ms for tsx's tsImport; an .mjs config is imported natively
+ * first; zod, ~60 ms to import, loads only for a config the fast check in
+ * configShape.ts does not accept). Every problem is one
  * BlackboxConfigError naming the file and the entry.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BlackboxConfig } from "../config.js";
 import { BlackboxConfigError } from "../errors.js";
+import { isPlainConfig } from "./configShape.js";
 import { scanExports } from "./staticExports.js";
 
 export const CONFIG_NAMES = ["blackbox.config.ts", "blackbox.config.mts", "blackbox.config.js", "blackbox.config.mjs"];
@@ -51,14 +53,32 @@ function resolveModule(base: string, spec: string): string | undefined {
   return undefined;
 }
 
+const DEFINE_CONFIG_IMPORT = /import\s*\{\s*defineConfig\s*\}\s*from\s*["']@ardaulas\/blackbox\/config["']/g;
+
+function importsOnlyDefineConfig(source: string): boolean {
+  return !/\bimport\b|\brequire\b/.test(source.replace(DEFINE_CONFIG_IMPORT, ""));
+}
+
 async function importConfig(file: string): Promise<unknown> {
+  // An .mjs config that imports nothing but defineConfig skips jiti (~50-100 ms); when
+  // Node cannot load it (the app lacks @ardaulas/blackbox) it goes to jiti. One that
+  // imports more always goes to jiti, which keeps those modules out of Node's cache
+  // (a tools module cached before the hooks are installed would not be wrapped).
+  if (file.endsWith(".mjs") && importsOnlyDefineConfig(readFileSync(file, "utf8"))) {
+    const native = await import(pathToFileURL(file).href).then(
+      (mod: { default?: unknown }) => ({ config: mod.default ?? mod }),
+      () => undefined,
+    );
+    if (native) return native.config;
+  }
   const { createJiti } = await import("jiti");
   const configEntry = fileURLToPath(new URL("./config.js", new URL("..", import.meta.url)));
   const jiti = createJiti(import.meta.url, { alias: { "@ardaulas/blackbox/config": configEntry }, moduleCache: false });
   return jiti.import(file, { default: true });
 }
 
-export async function validateConfig(file: string, raw: unknown): Promise<LoadedConfig> {
+async function checkedConfig(file: string, raw: unknown): Promise<BlackboxConfig> {
+  if (isPlainConfig(raw)) return raw; // zod loads only for providers or a config it must refuse
   const { configSchema, formatIssue } = await import("./configSchema.js");
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
@@ -67,7 +87,11 @@ export async function validateConfig(file: string, raw: unknown): Promise<Loaded
       `${file}: ${formatIssue(first)}. Each tools entry is { module, exports: [names] } or { module, export, name? }; providers is { anthropic?: [urls], openai?: [urls] }`,
     );
   }
-  const config = parsed.data as BlackboxConfig;
+  return parsed.data as BlackboxConfig;
+}
+
+export async function validateConfig(file: string, raw: unknown): Promise<LoadedConfig> {
+  const config = await checkedConfig(file, raw);
   const base = dirname(file);
   const tools: ToolTarget[] = [];
   const seen = new Map<string, string>();
