@@ -74,51 +74,71 @@ export function findProviderId(text: string): string | undefined {
 const REDO = "Re-record the run with this Blackbox (it stores only neutral fields).";
 const LEAK = "Remove the secret (re-record the run without it) and rotate the key.";
 
-function checkString(text: string, path: string, structure: boolean, out: NeutralityProblem[], what: string): void {
-  const cred = findCredential(text);
+type Segments = (string | number)[];
+
+/** The JSON path of the current node, built only when a problem is reported. */
+function pathOf(root: string, segs: Segments): string {
+  let path = root;
+  for (const seg of segs) path = appendPath(path, seg);
+  return path;
+}
+
+/** Cheap pre-checks: most strings hold none of the markers the regexes look for. */
+const MAY_HOLD_CREDENTIAL = /sk-|bearer/i;
+const MAY_HOLD_ID_OR_KEY_NAME = /_|chatcmpl-/;
+
+function checkString(text: string, root: string, segs: Segments, structure: boolean, out: NeutralityProblem[], what: string): void {
+  const cred = MAY_HOLD_CREDENTIAL.test(text) ? findCredential(text) : undefined;
   if (cred) {
-    out.push({ path, message: `${what} contains what looks like an API key or bearer token (${redact(cred)}). ${LEAK}` });
+    out.push({ path: pathOf(root, segs), message: `${what} contains what looks like an API key or bearer token (${redact(cred)}). ${LEAK}` });
     return;
   }
   if (!structure) return;
+  if (!MAY_HOLD_ID_OR_KEY_NAME.test(text) && !KEY_NAME_IN_TEXT.test(text)) return;
   const id = findProviderId(text);
-  if (id) out.push({ path, message: `${what} contains a provider-native id (${JSON.stringify(id)}); cassettes hold only Blackbox's call-N ids. ${REDO}` });
-  else if (KEY_NAME_IN_TEXT.test(text)) out.push({ path, message: `${what} names an API key variable or header; credentials never belong in a cassette. ${LEAK}` });
+  if (id) out.push({ path: pathOf(root, segs), message: `${what} contains a provider-native id (${JSON.stringify(id)}); cassettes hold only Blackbox's call-N ids. ${REDO}` });
+  else if (KEY_NAME_IN_TEXT.test(text)) out.push({ path: pathOf(root, segs), message: `${what} names an API key variable or header; credentials never belong in a cassette. ${LEAK}` });
 }
 
-function walk(value: unknown, path: string, structure: boolean, out: NeutralityProblem[]): void {
+function walk(value: unknown, root: string, segs: Segments, structure: boolean, out: NeutralityProblem[]): void {
   if (typeof value === "string") {
-    checkString(value, path, structure, out, "value");
+    checkString(value, root, segs, structure, out, "value");
     return;
   }
   if (value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
-    value.forEach((v, i) => walk(v, appendPath(path, i), structure, out));
+    for (let i = 0; i < value.length; i++) {
+      segs.push(i);
+      walk(value[i], root, segs, structure, out);
+      segs.pop();
+    }
     return;
   }
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = appendPath(path, key);
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    segs.push(key);
     if (structure) {
       if (PROVIDER_RESPONSE_KEYS.has(key)) {
-        out.push({ path: childPath, message: `provider response key "${key}" is not part of the cassette format. ${REDO}` });
+        out.push({ path: pathOf(root, segs), message: `provider response key "${key}" is not part of the cassette format. ${REDO}` });
       } else if (KEY_NAMES.test(key)) {
-        out.push({ path: childPath, message: `key "${key}" is an API key name or auth header; credentials never belong in a cassette. ${LEAK}` });
+        out.push({ path: pathOf(root, segs), message: `key "${key}" is an API key name or auth header; credentials never belong in a cassette. ${LEAK}` });
       } else {
-        checkString(key, childPath, true, out, "key");
+        checkString(key, root, segs, true, out, "key");
       }
     } else {
-      checkString(key, childPath, false, out, "key");
+      checkString(key, root, segs, false, out, "key");
     }
     // `content` is data when it is plain text; as an array it holds structured parts.
     const data = !structure || DATA_KEYS.has(key) || (key === "content" && typeof child === "string");
-    walk(child, childPath, !data, out);
+    walk(child, root, segs, !data, out);
+    segs.pop();
   }
 }
 
 /** Every neutrality problem in a value (a trace, a step, a payload), with JSON paths from `root`. */
 export function checkNeutrality(value: unknown, root = ""): NeutralityProblem[] {
   const out: NeutralityProblem[] = [];
-  walk(value, root, true, out);
+  walk(value, root, [], true, out);
   return out;
 }
 
