@@ -173,3 +173,17 @@ test("a default trace id that would look like a provider id is neutralised; an e
     'traceId "msg_01ABCDEF" looks like a provider id (msg_01ABCDEF), which a cassette must not contain; choose another id',
   );
 });
+
+test("replay and fork refuse a cassette that fails verify (an edit, even re-parsed cleanly, must not drive the agent)", async () => {
+  const { readFileSync } = await import("node:fs");
+  const src = join(dir, "json.json");
+  const edited = join(dir, "edited.json");
+  writeFileSync(edited, readFileSync(src, "utf8").replace('"Lisbon"', '"Porto"'));
+  for (const make of [
+    () => blackbox({ mode: "replay", cassette: edited }),
+    () => blackbox({ mode: "fork", cassette: edited, out: join(dir, "f.json"), forkAt: 3, forkSet: 1 }),
+  ]) {
+    expect(make).toThrow(`${edited} fails verify, so it cannot be replayed or forked:`);
+    expect(make).toThrow(/steps\[\d+\]\.hash: hash does not match/);
+  }
+});
