@@ -52,7 +52,14 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   if (run.writes) {
     const after = stamp(run.writes);
     if (after === undefined || after === before) {
-      if (code !== 0) throw new CliExit(code);
+      if (code !== 0) {
+        const how = code > 128 ? `was killed (exit code ${code}, signal ${code - 128})` : `exited with code ${code}`;
+        process.stderr.write(
+          `blackbox: no cassette was written to ${run.writes}: the command ${how} before it made a model call, or was killed too hard to write one (SIGKILL). ` +
+            "Run it again; a crash, exit or Ctrl-C after the first call still leaves a cassette.\n",
+        );
+        throw new CliExit(code);
+      }
       process.stderr.write(
         `blackbox: no cassette was written to ${run.writes}: the command made no model call through Blackbox. ` +
           "Check that the agent runs in Node with the provider SDK (api.anthropic.com / api.openai.com, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL), " +

@@ -96,6 +96,7 @@ test("SIGKILL inside a tool: no cassette, no temp file, exit 137", async () => {
   const out = join(dir, "killed", "run.json");
   const r = await runProcess(process.execPath, [BIN, "record", "-o", out, "--", process.execPath, "agent.mjs"], { cwd: AGENT, env: env("SIGKILL-in-tool") });
   expect(r.code).toBe(137);
+  expect(r.stderr).toContain(`blackbox: no cassette was written to ${out}: the command was killed (exit code 137, signal 9)`);
   expect(existsSync(out)).toBe(false);
   expect(existsSync(join(dir, "killed")) ? readdirSync(join(dir, "killed")) : []).toEqual([]);
 });
