@@ -30,6 +30,8 @@ function setGlobal(dispatcher: unknown): void {
  */
 export async function currentDispatcher(): Promise<DispatcherLike> {
   const globals = globalThis as unknown as Globals;
+  // Reading `Response` loads Node's fetch stack, which creates the Agent (~4 ms less than a fetch).
+  if (globals[LEGACY_GLOBAL] === undefined) void (globalThis as { Response?: unknown }).Response;
   if (globals[LEGACY_GLOBAL] === undefined) await fetch("data:,").then((r) => r.arrayBuffer());
   const previous = globals[LEGACY_GLOBAL] ?? globals[GLOBAL];
   if (!previous || typeof (previous as DispatcherLike).dispatch !== "function") {
