@@ -13,13 +13,16 @@ import { loadTraceSync } from "../dist/edges/store.js";
 import { ToolCallIds } from "../dist/providers/ids.js";
 import { anthropicAdapter, compareModelInput } from "../dist/providers/index.js";
 import { IncrementalRequests } from "../dist/session/incremental.js";
+import { shareRecordedHistory } from "../dist/session/share.js";
 import { API_KEY, forecast, recordCassette, runAgent, TURNS } from "./loop.mjs";
 
 const PASSES = 25;
 const dir = mkdtempSync(join(tmpdir(), "bbx-incremental-"));
 const cassette = join(dir, "loop.json");
 await recordCassette(cassette);
-const recorded = loadTraceSync(cassette).steps.filter((s) => s.type === "model_input").map((s) => s.payload);
+const steps = loadTraceSync(cassette).steps;
+if (process.env.BENCH_SHARE !== "0") shareRecordedHistory(steps); // as strict replay does at load (BENCH_SHARE=0: not)
+const recorded = steps.filter((s) => s.type === "model_input").map((s) => s.payload);
 
 // the request bodies of a replay, as the SDK sent them, and the ids registered between them
 const bodies = [];

@@ -6,6 +6,7 @@ import { terminalStepOf } from "../trace/payloads.js";
 import type { JsonValue, ModelInput, ModelOutput, Trace, TraceStep } from "../trace/types.js";
 import type { MatchMode } from "./types.js";
 import { pairsAt, type RecordedPair } from "./rounds.js";
+import { shareRecordedHistory } from "./share.js";
 
 const HINT =
   "If the change is intended, re-record the run (blackbox record -- <command>), or replay with --match sequence to serve the recording in order without comparing.";
@@ -44,6 +45,8 @@ export class ReplaySource {
     readonly trace: Trace,
     readonly match: MatchMode,
   ) {
+    // strict replay compares recorded inputs with each other (IncrementalRequests): make the repeats the same objects
+    if (match === "strict") shareRecordedHistory(trace.steps);
     const { pairs, end } = pairsAt(trace.steps, 0);
     this.round = pairs;
     this.cursor = end;

@@ -12,15 +12,16 @@ import { ToolCallIds } from "../../../src/providers/ids.js";
 import { adapters } from "../../../src/providers/index.js";
 import type { ProviderName } from "../../../src/providers/types.js";
 import { IncrementalRequests, parseRequestBody } from "../../../src/session/incremental.js";
-import type { ModelInput } from "../../../src/trace/types.js";
+import { shareRecordedHistory } from "../../../src/session/share.js";
+import type { JsonValue, ModelInput, TraceStep } from "../../../src/trace/types.js";
 import { conversationArb, type Conversation } from "./conversations.js";
 
-type Outcome = { input: string; divergence: string | null; nextId: number } | { error: string };
+type Outcome = { input: string; divergence: string | null; nextId: number; recorded?: unknown; actual?: unknown } | { error: string };
 
-function run(what: () => { input: ModelInput; divergence: string | null }, ids: ToolCallIds): Outcome {
+function run(what: () => { input: ModelInput; divergence: string | null; recorded?: unknown; actual?: unknown }, ids: ToolCallIds): Outcome {
   try {
-    const { input, divergence } = what();
-    return { input: JSON.stringify(input), divergence, nextId: ids.nextIndex };
+    const { input, ...rest } = what();
+    return { input: JSON.stringify(input), ...rest, nextId: ids.nextIndex };
   } catch (err) {
     if (!isBlackboxError(err)) throw err;
     return { error: (err as Error).message };
@@ -39,8 +40,18 @@ function record(c: Conversation): ModelInput[] {
   });
 }
 
-function replayBoth(c: Conversation, totals: IncrementalRequests["stats"]): void {
+/** A copy of the recorded inputs with their repeated history shared, as strict replay loads them (src/session/share.ts). */
+function shared(recorded: ModelInput[]): ModelInput[] {
+  const copy = structuredClone(recorded);
+  const steps = copy.map((input, index) => ({ index, type: "model_input", payload: input as unknown as JsonValue }) as TraceStep);
+  shareRecordedHistory(steps);
+  return copy;
+}
+
+/** The incremental path (on recorded inputs shared as replay loads them, if `share`) against the full path on the unshared ones. */
+function replayBoth(c: Conversation, totals: IncrementalRequests["stats"], share = false): void {
   const recorded = record(c);
+  const incRecorded = share ? shared(recorded) : recorded;
   const inc = new IncrementalRequests();
   const idsInc = new ToolCallIds();
   const idsFull = new ToolCallIds();
@@ -50,13 +61,16 @@ function replayBoth(c: Conversation, totals: IncrementalRequests["stats"]): void
       idsFull.register(wire, call);
     }
     const rec = recorded[k % recorded.length]!;
+    const incRec = incRecorded[k % recorded.length]!;
     const a = run(() => {
       const input = inc.parse(c.provider, text, idsInc).input;
-      return { input, divergence: inc.compare(rec, input)?.path ?? null };
+      const d = inc.compare(incRec, input);
+      return { input, divergence: d?.path ?? null, ...(share && d ? { recorded: d.recorded, actual: d.actual } : {}) };
     }, idsInc);
     const b = run(() => {
       const input = adapters[c.provider as ProviderName].parseRequest(parseRequestBody(text), idsFull).input;
-      return { input, divergence: compareModelInput(rec, input)?.path ?? null };
+      const d = compareModelInput(rec, input);
+      return { input, divergence: d?.path ?? null, ...(share && d ? { recorded: d.recorded, actual: d.actual } : {}) };
     }, idsFull);
     expect(a, `request ${k}`).toEqual(b);
   });
@@ -70,6 +84,12 @@ describe("incremental replay equals the full path", () => {
       fc.assert(fc.property(conversationArb(provider), (c) => replayBoth(c, totals)), { numRuns: 400 });
       // the shortcuts did run (a test of the full path against itself would prove nothing)
       expect(totals.incrementalParses).toBeGreaterThan(totals.fullParses / 2);
+      expect(totals.incrementalCompares).toBeGreaterThan(100);
+      expect(totals.fullCompares).toBeGreaterThan(100);
+    });
+    it(`${provider}: the same with the recorded history shared as strict replay loads it (same divergence path and values)`, () => {
+      const totals = { incrementalParses: 0, fullParses: 0, incrementalCompares: 0, fullCompares: 0 };
+      fc.assert(fc.property(conversationArb(provider), (c) => replayBoth(c, totals, true)), { numRuns: 400 });
       expect(totals.incrementalCompares).toBeGreaterThan(100);
       expect(totals.fullCompares).toBeGreaterThan(100);
     });
