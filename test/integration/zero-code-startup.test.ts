@@ -1,13 +1,13 @@
 /**
  * The register hook's record mode keeps its start-up small (issue 5, bench/startup.mjs):
- * no zod, no cassette parser, no verify before the first call. The writer loads at the
+ * a few bundled files, and no zod, cassette parser or verify before the first call. The writer loads at the
  * session's first call, so a run whose first call is a wrapped tool that exits at once
  * still leaves a verified cassette.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { runProcess } from "../helpers/child.js";
+import { ROOT, runProcess } from "../helpers/child.js";
 import { hookedNode, readCassette, REGISTER, requireBuild, tempDir } from "./zeroCodeHelpers.js";
 
 // A load hook (off-thread on Node 20) that prints every module URL the process loads.
@@ -27,20 +27,33 @@ beforeAll(() => {
 });
 afterAll(() => cleanup());
 
-test("record mode loads no zod, no cassette parser and no verify at start-up", async () => {
-  const plain = join(dir, "plain"); // no config here
+const HEAVY = /\/node_modules\/(zod|jiti|import-in-the-middle|require-in-the-middle)\/|\/dist\/trace\/(verify|parse|shape|schema)\.js$|\/dist\/edges\/store\.js$|\/dist\/session\/write\.js$/;
+
+/** The module URLs a record-mode hello world loads with this preload, in a folder with no config. */
+async function loadedByRecord(preload: string): Promise<string[]> {
+  const plain = join(dir, `plain-${Math.random().toString(36).slice(2)}`);
   mkdirSync(plain);
   writeFileSync(join(plain, "hello.mjs"), "console.log('hello');\n");
   const env = { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "never.json") };
-  const r = await runProcess(process.execPath, ["--import", LOGGER, "--import", REGISTER, "hello.mjs"], { cwd: plain, env });
+  const r = await runProcess(process.execPath, ["--import", LOGGER, "--import", preload, "hello.mjs"], { cwd: plain, env });
   expect(r.stdout).toBe("hello\n");
-  const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED ")).map((l) => l.slice(7));
+  expect(existsSync(join(dir, "never.json"))).toBe(false);
+  return r.stderr.split("\n").filter((l) => l.startsWith("LOADED ")).map((l) => l.slice(7));
+}
+
+test("record mode through register.mjs runs the bundle and loads no zod, jiti or module hooks at start-up", async () => {
+  const loaded = await loadedByRecord(REGISTER);
   // the logger saw the hook's own graph (else this test could not fail)
+  expect(loaded.some((u) => u.endsWith("/dist/register-bundle/register.js"))).toBe(true);
+  expect(loaded.filter((u) => HEAVY.test(u))).toEqual([]);
+  expect(loaded.length).toBeLessThan(10);
+});
+
+test("tsc's unbundled dist/register.js in record mode loads no zod, cassette parser or verify", async () => {
+  const loaded = await loadedByRecord(join(ROOT, "dist", "register.js"));
   expect(loaded.some((u) => u.endsWith("/dist/session/session.js"))).toBe(true);
   expect(loaded.some((u) => u.endsWith("/dist/edges/dispatcher.js"))).toBe(true);
-  const heavy = loaded.filter((u) => /\/node_modules\/zod\/|\/dist\/trace\/(verify|parse|shape|schema)\.js$|\/dist\/edges\/store\.js$|\/dist\/session\/write\.js$/.test(u));
-  expect(heavy).toEqual([]);
-  expect(existsSync(join(dir, "never.json"))).toBe(false);
+  expect(loaded.filter((u) => HEAVY.test(u))).toEqual([]);
 });
 
 test("a run whose first call is a wrapped tool that exits at once still writes a verified cassette", async () => {
