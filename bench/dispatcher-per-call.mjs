@@ -1,0 +1,92 @@
+// Replay cost per model call through the register hook's door (issue 5: "per-call replay
+// through the dispatcher <= 1.0x undici MockAgent on the same SDK calls"). The 200-turn
+// Anthropic tool loop of bench/loop.mjs, through the real SDK with NO fetch option,
+// answered three ways in one process, interleaved, after one warm-up run each:
+//   door   a replay session (createSession, strict) installed as the global dispatcher
+//          with installDispatcher, as the register hook does; tools via session.tools
+//   mock   undici MockAgent as the global dispatcher, a reply callback
+//   floor  a fetch option that returns a ready Response and compares nothing (context)
+// Run after `npm run build`: node bench/dispatcher-per-call.mjs
+// Env: BENCH_TURNS (default 200), BENCH_ROUNDS (default 5), BENCH_ONLY=door|mock|floor.
+import Anthropic from "@anthropic-ai/sdk";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { installDispatcher } from "../dist/edges/dispatcher.js";
+import { createSession } from "../dist/session/index.js";
+import { API_KEY, BODIES, cpuMs, forecast, HEADERS, recordCassette, resetMock, runAgent, TURNS } from "./loop.mjs";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const dir = mkdtempSync(join(tmpdir(), "bbx-bench-door-"));
+const cassette = join(dir, "loop.json");
+
+const variants = {
+  async door() {
+    const session = createSession({ mode: "replay", cassette });
+    const undo = await installDispatcher(session); // wraps the MockAgent loop.mjs installed; replay never forwards
+    try {
+      const run = await runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), session.tools({ get_weather: forecast }));
+      await session.finish({ result: run.answer });
+      return run;
+    } finally {
+      undo();
+    }
+  },
+  async mock() {
+    resetMock();
+    return runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), { get_weather: forecast });
+  },
+  async floor() {
+    let turn = 0;
+    const fetch = async () => new Response(BODIES[turn++], { status: 200, headers: HEADERS });
+    return runAgent(new Anthropic({ apiKey: API_KEY, fetch, maxRetries: 0 }), { get_weather: forecast });
+  },
+};
+
+// --- measure ---------------------------------------------------------------------------
+
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+const mean = (xs) => sum(xs) / xs.length;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const f2 = (x) => x.toFixed(2);
+
+/** One run: mean wall and CPU ms per messages.create call, and the whole run (door: session load and finish too) per call. */
+async function measure(name) {
+  const t0 = performance.now();
+  const c0 = cpuMs();
+  const { wall, cpu } = await variants[name]();
+  return {
+    wall: mean(wall), cpu: mean(cpu),
+    runWall: (performance.now() - t0) / wall.length, runCpu: (cpuMs() - c0) / wall.length,
+  };
+}
+
+await recordCassette(cassette);
+const names = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : Object.keys(variants);
+for (const n of names) if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use door, mock or floor`);
+for (const name of names) await variants[name](); // warm-up, not counted
+
+const results = Object.fromEntries(names.map((n) => [n, []]));
+for (let round = 0; round < ROUNDS; round++) {
+  const order = names.map((_, i) => names[(i + round) % names.length]); // rotate who goes first
+  for (const name of order) results[name].push(await measure(name));
+}
+rmSync(dir, { recursive: true, force: true });
+
+const med = (name, field) => median(results[name].map((r) => r[field]));
+console.log(`replay through the global dispatcher: ${TURNS + 1} calls (${TURNS}-turn tool loop), @anthropic-ai/sdk without a fetch option, node ${process.version}, ${ROUNDS} interleaved rounds`);
+console.log("ms per messages.create call, median of rounds (wall per round in brackets; CPU = process user+system)");
+console.log("variant  wall   [rounds]                           CPU     whole run/call wall, CPU");
+for (const name of names) {
+  const rounds = results[name].map((r) => f2(r.wall)).join(" ");
+  console.log(`${name.padEnd(8)} ${f2(med(name, "wall")).padEnd(6)} [${rounds}]`.padEnd(52) + ` ${f2(med(name, "cpu")).padEnd(7)} ${f2(med(name, "runWall"))}, ${f2(med(name, "runCpu"))}`);
+}
+if (results.door && results.mock) {
+  const mark = (ok) => (ok ? "ok" : "MISSED");
+  for (const [what, field] of [["wall", "wall"], ["CPU", "cpu"], ["whole-run CPU", "runCpu"]]) {
+    const ratio = med("door", field) / med("mock", field);
+    const floor = results.floor ? `   door/floor ${f2(med("door", field) / med("floor", field))}x` : "";
+    console.log(`${what.padEnd(14)} door/MockAgent ${f2(ratio)}x (target <= 1.0: ${mark(ratio <= 1)})${floor}`);
+  }
+}
