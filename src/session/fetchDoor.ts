@@ -72,7 +72,7 @@ export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): 
         method: (init?.method ?? "GET").toUpperCase(),
         url,
         headers: headersToRecord(init?.headers),
-        body: await bodyText(init?.body),
+        body: typeof init?.body === "string" ? init.body : await bodyText(init?.body), // the SDKs' JSON: no extra tick
       };
     } else {
       const r = new Request(input, init);

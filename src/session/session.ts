@@ -161,16 +161,14 @@ export class SessionImpl implements Session {
 
   route(url: string): ProviderName | undefined {
     if (this.mode === "off") return undefined;
-    let first: ProviderName | undefined;
-    for (const o of this.origins) {
-      if (!(url === o.prefix || url.startsWith(o.prefix + "/") || url.startsWith(o.prefix + "?"))) continue;
-      // Two providers may share one origin (ANTHROPIC_BASE_URL=http://h and
-      // OPENAI_BASE_URL=http://h/v1): the one whose model endpoint this is wins,
-      // else the longest base URL.
-      if (adapters[o.provider].classify("POST", new URL(url)) !== "other") return o.provider;
-      first ??= o.provider;
-    }
-    return first;
+    const under = (prefix: string) => url === prefix || url.startsWith(prefix + "/") || url.startsWith(prefix + "?");
+    const matching = this.origins.filter((o) => under(o.prefix));
+    if (matching.length <= 1) return matching[0]?.provider; // the loop below would give the same, after parsing the URL
+    // Two providers may share one origin (ANTHROPIC_BASE_URL=http://h and
+    // OPENAI_BASE_URL=http://h/v1): the one whose model endpoint this is wins,
+    // else the longest base URL.
+    const parsed = new URL(url);
+    return matching.find((o) => adapters[o.provider].classify("POST", parsed) !== "other")?.provider ?? matching[0]!.provider;
   }
 
   async handle(
