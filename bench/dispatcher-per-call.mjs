@@ -5,15 +5,18 @@
 //   door   a replay session (createSession, strict) installed as the global dispatcher
 //          with installDispatcher, as the register hook does; tools via session.tools
 //   mock   undici MockAgent as the global dispatcher, a reply callback
+//   bb     the same replay through bb.fetch, the SDK's fetch option (context: the session's
+//          own cost, without Node's fetch stack and the dispatcher path)
 //   floor  a fetch option that returns a ready Response and compares nothing (context)
 // Run after `npm run build`: node bench/dispatcher-per-call.mjs
-// Env: BENCH_TURNS (default 200), BENCH_ROUNDS (default 5), BENCH_ONLY=door|mock|floor.
+// Env: BENCH_TURNS (default 200), BENCH_ROUNDS (default 5), BENCH_ONLY=door|mock|bb|floor.
 import Anthropic from "@anthropic-ai/sdk";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { installDispatcher } from "../dist/edges/dispatcher.js";
+import { blackbox } from "../dist/index.js";
 import { createSession } from "../dist/session/index.js";
 import { API_KEY, BODIES, cpuMs, forecast, HEADERS, recordCassette, resetMock, runAgent, TURNS } from "./loop.mjs";
 
@@ -36,6 +39,12 @@ const variants = {
   async mock() {
     resetMock();
     return runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), { get_weather: forecast });
+  },
+  async bb() {
+    const bb = blackbox({ mode: "replay", cassette });
+    const run = await runAgent(new Anthropic({ apiKey: API_KEY, fetch: bb.fetch, maxRetries: 0 }), bb.tools({ get_weather: forecast }));
+    await bb.finish({ result: run.answer });
+    return run;
   },
   async floor() {
     let turn = 0;
@@ -64,7 +73,7 @@ async function measure(name) {
 
 await recordCassette(cassette);
 const names = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : Object.keys(variants);
-for (const n of names) if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use door, mock or floor`);
+for (const n of names) if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use door, mock, bb or floor`);
 for (const name of names) await variants[name](); // warm-up, not counted
 
 const results = Object.fromEntries(names.map((n) => [n, []]));
@@ -86,7 +95,8 @@ if (results.door && results.mock) {
   const mark = (ok) => (ok ? "ok" : "MISSED");
   for (const [what, field] of [["wall", "wall"], ["CPU", "cpu"], ["whole-run CPU", "runCpu"]]) {
     const ratio = med("door", field) / med("mock", field);
+    const bb = results.bb ? `   door/bb.fetch ${f2(med("door", field) / med("bb", field))}x` : "";
     const floor = results.floor ? `   door/floor ${f2(med("door", field) / med("floor", field))}x` : "";
-    console.log(`${what.padEnd(14)} door/MockAgent ${f2(ratio)}x (target <= 1.0: ${mark(ratio <= 1)})${floor}`);
+    console.log(`${what.padEnd(14)} door/MockAgent ${f2(ratio)}x (target <= 1.0: ${mark(ratio <= 1)})${bb}${floor}`);
   }
 }

@@ -8,6 +8,7 @@
 import { EventEmitter } from "node:events";
 import type { Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
+import { isFormData, withEncodedForm } from "./formBody.js";
 import { forwardThrough, type DispatcherLike } from "./forward.js";
 import { bodyChunks, requestUrl, wireRequest, type DispatchOptions } from "./wire.js";
 
@@ -55,6 +56,11 @@ export class BlackboxDispatcher extends EventEmitter {
     return this.#previous;
   }
 
+  /** Makes fetch pass the caller's body as given, not a stream of its bytes (src/edges/formBody.ts). */
+  get isMockActive(): boolean {
+    return true;
+  }
+
   dispatch(opts: DispatchOptions, handler: AnyHandler): boolean {
     let provider: string | undefined;
     try {
@@ -62,8 +68,17 @@ export class BlackboxDispatcher extends EventEmitter {
     } catch {
       provider = undefined;
     }
-    if (!provider) return this.#previous.dispatch(opts, handler);
+    if (!provider) return this.#passOn(opts, handler);
     void this.#answer(opts, handler);
+    return true;
+  }
+
+  #passOn(opts: DispatchOptions, handler: AnyHandler): boolean {
+    if (!isFormData(opts.body)) return this.#previous.dispatch(opts, handler);
+    withEncodedForm(opts).then(
+      (encoded) => this.#previous.dispatch(encoded, handler),
+      (err: unknown) => sinkFor(handler).error(err),
+    );
     return true;
   }
 
@@ -72,7 +87,7 @@ export class BlackboxDispatcher extends EventEmitter {
     try {
       sink.start();
       if (sink.done) return;
-      const request = await wireRequest(opts);
+      const request = await wireRequest(isFormData(opts.body) ? await withEncodedForm(opts) : opts);
       const response = await this.#session.handle(request, forwardThrough(this.#previous), sink.signal);
       const { "content-length": _l, "content-encoding": _e, ...headers } = response.headers;
       sink.headers(response.status, headers, response.statusText ?? "");
