@@ -6,6 +6,7 @@
  * `import "undici"` alone costs ~100 ms of start-up, and only `dispatch` is needed.
  */
 import { EventEmitter } from "node:events";
+import type { ProviderName } from "../providers/types.js";
 import type { Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
 import { isFormData, withEncodedForm } from "./formBody.js";
@@ -62,14 +63,14 @@ export class BlackboxDispatcher extends EventEmitter {
   }
 
   dispatch(opts: DispatchOptions, handler: AnyHandler): boolean {
-    let provider: string | undefined;
+    let provider: ProviderName | undefined;
     try {
       provider = opts.upgrade ? undefined : this.#session.route(requestUrl(opts));
     } catch {
       provider = undefined;
     }
     if (!provider) return this.#passOn(opts, handler);
-    void this.#answer(opts, handler);
+    void this.#answer(opts, handler, provider);
     return true;
   }
 
@@ -82,15 +83,21 @@ export class BlackboxDispatcher extends EventEmitter {
     return true;
   }
 
-  async #answer(opts: DispatchOptions, handler: AnyHandler): Promise<void> {
+  async #answer(opts: DispatchOptions, handler: AnyHandler, provider: ProviderName): Promise<void> {
     const sink = sinkFor(handler);
     try {
       sink.start();
       if (sink.done) return;
       const request = await wireRequest(isFormData(opts.body) ? await withEncodedForm(opts) : opts);
-      const response = await this.#session.handle(request, forwardThrough(this.#previous), sink.signal);
+      const response = await this.#session.handle(request, forwardThrough(this.#previous), sink.signal, provider);
       const { "content-length": _l, "content-encoding": _e, ...headers } = response.headers;
       sink.headers(response.status, headers, response.statusText ?? "");
+      if (typeof response.body === "string") {
+        // a whole reply (replay, or a live JSON reply read by the session): one chunk, no generator
+        if (response.body.length > 0 && !sink.done) sink.data(Buffer.from(response.body, "utf8"));
+        sink.end();
+        return;
+      }
       for await (const chunk of bodyChunks(response.body)) {
         if (sink.done) return;
         sink.data(chunk);
