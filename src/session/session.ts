@@ -1,17 +1,15 @@
-import { basename } from "node:path";
 import {
   BlackboxError,
   BlackboxUnsupportedError,
   ForkError,
   SessionError,
 } from "../errors.js";
-import { adapters, DEFAULT_ORIGINS } from "../providers/index.js";
+import { adapters } from "../providers/index.js";
 import { ToolCallIds } from "../providers/ids.js";
 import type { ParsedModelRequest, ProviderAdapter, ProviderName, WireRequest } from "../providers/types.js";
 import { TraceBuilder } from "../trace/builder.js";
-import { findProviderId } from "../trace/neutrality.js";
 import { maxCallIndex, toolCallsOf } from "../trace/payloads.js";
-import type { JsonValue, ModelOutput, TerminalPayload, Trace } from "../trace/types.js";
+import type { JsonValue, ModelOutput, TerminalPayload } from "../trace/types.js";
 import { claimCassette } from "../edges/claim.js";
 import { onProcessExit, type ExitInfo } from "../edges/processExit.js";
 import { makeFetch } from "./fetchDoor.js";
@@ -19,7 +17,9 @@ import { IncrementalRequests, parseRequestBody } from "./incremental.js";
 import { argsToJson, errorMessageOf, jsonEqual, toJsonValue } from "./json.js";
 import { exitOutcome, outcomeOf } from "./outcome.js";
 import { loadTraceSync, writeCassetteSync, writerReady } from "./lazy.js";
+import { ProviderRoutes } from "./routes.js";
 import { loadScript, withIds, type ScriptedOutput } from "./script.js";
+import { checkTraceId, forkPointOf, requireCassette, requireOut, traceIdOf } from "./setup.js";
 import { RecordRound, type RecordedPair, type RoundEntry } from "./rounds.js";
 import { divergence, ReplaySource } from "./source.js";
 import { readBody, streamLive, synthesizeStream } from "./streaming.js";
@@ -45,7 +45,7 @@ export class SessionImpl implements Session {
   private readonly now: () => number;
   private readonly ids = new ToolCallIds();
   private readonly requests = new IncrementalRequests();
-  private readonly origins: Array<{ prefix: string; provider: ProviderName }> = [];
+  private readonly routes: ProviderRoutes;
   private readonly secrets = new Set<string>();
   private readonly undo: Array<() => void> = [];
 
@@ -73,21 +73,19 @@ export class SessionImpl implements Session {
     this.mode = options.mode ?? "off";
     this.now = options.now ?? Date.now;
     this.fetch = makeFetch(this);
-    this.addOrigins();
+    this.routes = new ProviderRoutes(options.providers);
     if (this.mode === "off") return;
-    const looksProvider = options.traceId !== undefined ? findProviderId(options.traceId) : undefined;
-    if (looksProvider) {
-      throw new SessionError(
-        `traceId ${JSON.stringify(options.traceId)} looks like a provider id (${looksProvider}), which a cassette must not contain; choose another id`,
-      );
-    }
+    checkTraceId(options);
     if (this.mode === "record") {
-      this.requireOut();
-      this.builder = new TraceBuilder({ id: this.traceId(), createdAt: this.now() });
+      requireOut(options);
+      this.builder = new TraceBuilder({ id: traceIdOf(options), createdAt: this.now() });
     } else {
-      const parent = this.loadParent();
+      const parent = loadTraceSync(requireCassette(options));
       this.source = new ReplaySource(parent, options.match ?? "strict");
-      if (this.mode === "fork") this.setUpFork(parent);
+      if (this.mode === "fork") {
+        this.forkAt = forkPointOf(parent, options);
+        if ((options.continueWith ?? "live") === "script") this.script = loadScript(options.script);
+      }
     }
     if (this.mode !== "replay" || options.autoFinish) {
       this.undo.push(onProcessExit((info) => this.onExit(info)));
@@ -98,77 +96,10 @@ export class SessionImpl implements Session {
     return this.activeFlag;
   }
 
-  // --- set-up ---------------------------------------------------------------
-
-  private addOrigins(): void {
-    const add = (provider: ProviderName, base: string | undefined): void => {
-      if (!base) return;
-      this.origins.push({ provider, prefix: base.replace(/\/+$/, "") });
-    };
-    for (const p of ["anthropic", "openai"] as const) {
-      add(p, DEFAULT_ORIGINS[p]);
-      add(p, process.env[p === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL"]);
-      for (const o of this.opts.providers?.[p] ?? []) add(p, o);
-    }
-    this.origins.sort((a, b) => b.prefix.length - a.prefix.length);
-  }
-
-  private requireOut(): string {
-    if (!this.opts.out) {
-      throw new SessionError(`mode "${this.mode}" needs an output path: pass blackbox({ out: "runs/name.json" }) or set BLACKBOX_OUT`);
-    }
-    return this.opts.out;
-  }
-
-  private traceId(): string {
-    if (this.opts.traceId !== undefined) return this.opts.traceId;
-    return neutralId(basename(this.opts.out ?? "run.json").replace(/\.json$/i, ""));
-  }
-
-  private loadParent(): Trace {
-    if (!this.opts.cassette) {
-      throw new SessionError(`mode "${this.mode}" needs a cassette to read: pass blackbox({ cassette: "runs/name.json" }) or set BLACKBOX_CASSETTE`);
-    }
-    return loadTraceSync(this.opts.cassette);
-  }
-
-  private setUpFork(parent: Trace): void {
-    this.requireOut();
-    const n = this.opts.forkAt;
-    if (n === undefined || !Number.isInteger(n)) {
-      throw new ForkError("a fork needs the step index to fork at: pass forkAt (--at N), the index of a tool_result step");
-    }
-    const step = parent.steps[n];
-    if (!step) throw new ForkError(`cannot fork at step ${n}: the cassette has steps 0 to ${parent.steps.length - 1}`);
-    if (step.type !== "tool_result") {
-      const results = parent.steps.filter((s) => s.type === "tool_result").map((s) => s.index);
-      throw new ForkError(
-        `cannot fork a recorded agent at step ${n}: it is a ${step.type}, and the fork point must be a tool_result` +
-          (results.length ? ` (tool_result steps: ${results.join(", ")})` : " (this cassette has none: wrap the tools with bb.tools or the config)"),
-      );
-    }
-    if (this.opts.forkSet === undefined) {
-      throw new ForkError("a fork needs the replacement result: pass forkSet (--set <json|@file>)");
-    }
-    this.forkAt = n;
-    const continueWith = this.opts.continueWith ?? "live";
-    if (continueWith === "script") {
-      this.script = loadScript(this.opts.script);
-    }
-  }
-
   // --- routing (both doors) -------------------------------------------------
 
   route(url: string): ProviderName | undefined {
-    if (this.mode === "off") return undefined;
-    const under = (prefix: string) => url === prefix || url.startsWith(prefix + "/") || url.startsWith(prefix + "?");
-    const matching = this.origins.filter((o) => under(o.prefix));
-    if (matching.length <= 1) return matching[0]?.provider; // the loop below would give the same, after parsing the URL
-    // Two providers may share one origin (ANTHROPIC_BASE_URL=http://h and
-    // OPENAI_BASE_URL=http://h/v1): the one whose model endpoint this is wins,
-    // else the longest base URL.
-    const parsed = new URL(url);
-    return matching.find((o) => adapters[o.provider].classify("POST", parsed) !== "other")?.provider ?? matching[0]!.provider;
+    return this.mode === "off" ? undefined : this.routes.route(url);
   }
 
   async handle(
@@ -491,7 +422,7 @@ export class SessionImpl implements Session {
     const parent = this.source!.trace;
     const forkStep = parent.steps[this.forkAt]!;
     this.builder = new TraceBuilder({
-      id: this.traceId(),
+      id: traceIdOf(this.opts),
       createdAt: this.now(),
       parentId: parent.id,
       forkedFromStepId: forkStep.id,
@@ -615,10 +546,4 @@ function recordedOutcome(pair: RecordedPair): unknown {
 
 export function createSession(options: SessionOptions = {}): SessionImpl {
   return new SessionImpl(options);
-}
-
-/** A default trace id (from the file name) with provider-like prefixes defused: resp_x -> resp-x. */
-function neutralId(id: string): string {
-  if (!findProviderId(id)) return id;
-  return id.replace(/(srvtoolu|toolu|msg|call|resp)_/g, "$1-").replace(/chatcmpl-/g, "chatcmpl_");
 }

@@ -1,0 +1,33 @@
+import { adapters, DEFAULT_ORIGINS } from "../providers/index.js";
+import type { ProviderName } from "../providers/types.js";
+
+/**
+ * Which provider a URL belongs to: the default origins, ANTHROPIC_BASE_URL /
+ * OPENAI_BASE_URL, and the config's `providers`.
+ */
+export class ProviderRoutes {
+  private readonly origins: Array<{ prefix: string; provider: ProviderName }> = [];
+
+  constructor(extra: { anthropic?: string[]; openai?: string[] } | undefined, env: NodeJS.ProcessEnv = process.env) {
+    const add = (provider: ProviderName, base: string | undefined): void => {
+      if (base) this.origins.push({ provider, prefix: base.replace(/\/+$/, "") });
+    };
+    for (const p of ["anthropic", "openai"] as const) {
+      add(p, DEFAULT_ORIGINS[p]);
+      add(p, env[p === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL"]);
+      for (const o of extra?.[p] ?? []) add(p, o);
+    }
+    this.origins.sort((a, b) => b.prefix.length - a.prefix.length);
+  }
+
+  route(url: string): ProviderName | undefined {
+    const under = (prefix: string) => url === prefix || url.startsWith(prefix + "/") || url.startsWith(prefix + "?");
+    const matching = this.origins.filter((o) => under(o.prefix));
+    if (matching.length <= 1) return matching[0]?.provider; // the loop below would give the same, after parsing the URL
+    // Two providers may share one origin (ANTHROPIC_BASE_URL=http://h and
+    // OPENAI_BASE_URL=http://h/v1): the one whose model endpoint this is wins,
+    // else the longest base URL.
+    const parsed = new URL(url);
+    return matching.find((o) => adapters[o.provider].classify("POST", parsed) !== "other")?.provider ?? matching[0]!.provider;
+  }
+}
