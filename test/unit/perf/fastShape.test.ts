@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { isValidTraceShape } from "../../../src/trace/fastShape.js";
 import { parseTrace } from "../../../src/trace/parse.js";
 import { checkShape } from "../../../src/trace/shape.js";
-import { mutate, mutationArb, nodePaths, traceArb } from "./traceArb.js";
+import { mutate, mutationArb, nodePaths, traceArb } from "../../helpers/traceArb.js";
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const FIXTURES = join(import.meta.dirname, "../../fixtures");

@@ -1,71 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TraceBuilder } from "../../../src/trace/builder.js";
 import { stepHash } from "../../../src/trace/canonical.js";
 import { parseTrace } from "../../../src/trace/parse.js";
-import type { JsonValue, Trace, TraceStepType } from "../../../src/trace/types.js";
+import type { Trace } from "../../../src/trace/types.js";
+import { traceArb } from "../../helpers/traceArb.js";
 import { verifyTrace } from "../../../src/trace/verify.js";
-
-const name = fc.constantFrom("search", "read_file", "get_weather", "run");
-const callId = fc.nat({ max: 50 }).map((n) => `call-${n}`);
-const data = fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>;
-const text = fc.string({ maxLength: 20 });
-const stop = fc.option(fc.constantFrom("length", "refusal"), { nil: undefined });
-
-const part = fc.oneof(
-  fc.record({ type: fc.constant("text"), text }),
-  fc.record({ type: fc.constant("tool_use"), toolCallId: callId, toolName: name, toolInput: data }),
-  fc.record({ type: fc.constant("tool_result"), toolCallId: callId, toolName: name, result: data }),
-  fc.record({ type: fc.constant("tool_result"), toolCallId: callId, toolName: name, error: text }),
-);
-const message = fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.oneof(text, fc.array(part, { maxLength: 3 })) });
-const modelInput = fc.record(
-  {
-    messages: fc.array(message, { maxLength: 3 }),
-    tools: fc.array(fc.record({ name, description: text, inputSchema: data }, { requiredKeys: ["name", "inputSchema"] }), { maxLength: 2 }),
-    systemPrompt: text,
-    model: fc.constantFrom("claude-sonnet-4-5", "gpt-4o"),
-    params: fc.record({ temperature: fc.double({ min: 0, max: 2, noNaN: true }), maxTokens: fc.nat() }),
-  },
-  { requiredKeys: ["messages", "tools"] },
-);
-const toolCall = fc.record({ toolCallId: callId, toolName: name, toolInput: data });
-const withoutUndefined = <T extends object>(o: T): T => JSON.parse(JSON.stringify(o)) as T;
-const modelOutput = fc.oneof(
-  toolCall.map((c) => ({ type: "tool_call", ...c })),
-  fc.record({ calls: fc.array(toolCall, { maxLength: 3 }), text, stop }).map((o) => withoutUndefined({ type: "tool_calls", ...o })),
-  fc.record({ text, stop }).map((o) => withoutUndefined({ type: "final_answer", ...o })),
-);
-const toolResult = fc.oneof(
-  fc.record({ toolCallId: callId, toolName: name, result: data }),
-  fc.record({ toolCallId: callId, toolName: name, error: text }),
-);
-const metadata = fc.oneof(
-  fc.record({ event: fc.constant("run_completed"), status: fc.constant("success"), result: data }),
-  fc.record({ event: fc.constant("run_failed"), status: fc.constant("error"), reason: fc.constant("agent_error"), message: text }),
-  fc.record({ event: fc.constant("run_failed"), status: fc.constant("error"), reason: fc.constant("process_exit"), exitCode: fc.integer({ min: -1, max: 255 }) }),
-  fc.record({ event: fc.constant("run_failed"), status: fc.constant("error"), reason: fc.constant("max_steps_exceeded"), maxSteps: fc.nat() }),
-  fc.record({ event: fc.constant("session_started"), mode: fc.constantFrom("record", "replay") }),
-);
-const step = fc.oneof(
-  modelInput.map((p) => ["model_input", p] as const),
-  modelOutput.map((p) => ["model_output", p] as const),
-  toolCall.map((p) => ["tool_call", p] as const),
-  toolResult.map((p) => ["tool_result", p] as const),
-  metadata.map((p) => ["metadata", p] as const),
-);
-
-const traceArb: fc.Arbitrary<Trace> = fc
-  .record({
-    id: fc.constantFrom("run", "demo-1", "a b"),
-    steps: fc.array(fc.tuple(step, fc.integer({ min: 0, max: 4_000_000_000_000 })), { minLength: 1, maxLength: 8 }),
-  })
-  .map(({ id, steps }) => {
-    const b = new TraceBuilder({ id, createdAt: 1767225600000 });
-    for (const [[type, payload], ts] of steps) b.append(type as TraceStepType, withoutUndefined(payload) as JsonValue, ts);
-    // what a file holds: JSON text parsed back
-    return JSON.parse(JSON.stringify(b.trace)) as Trace;
-  });
 
 /** Paths to every leaf (primitive, empty array, empty object) of a JSON value. */
 function leaves(v: unknown, path: (string | number)[] = []): (string | number)[][] {

@@ -1,12 +1,10 @@
 /**
- * Random valid v2 traces: the generators of test/unit/trace/verify.property.test.ts
- * (copied, since a test file cannot be imported without running its tests; plus the
- * calls_in_flight and unknown_tool outcomes), and
- * random single mutations at any path of a value.
+ * Random valid v2 traces (every step type, payload shape and terminal event), and
+ * random single mutations at any path of a value. Shared by the property tests.
  */
 import fc from "fast-check";
-import { TraceBuilder } from "../../../src/trace/builder.js";
-import type { JsonValue, Trace, TraceStepType } from "../../../src/trace/types.js";
+import { TraceBuilder } from "../../src/trace/builder.js";
+import type { JsonValue, Trace, TraceStepType } from "../../src/trace/types.js";
 
 const name = fc.constantFrom("search", "read_file", "get_weather", "run");
 const callId = fc.nat({ max: 50 }).map((n) => `call-${n}`);
