@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stepHash } from "../../../src/trace/canonical.js";
 import { parseTrace } from "../../../src/trace/parse.js";
-import type { Trace } from "../../../src/trace/types.js";
+import type { JsonValue, Trace, TraceStepType } from "../../../src/trace/types.js";
 import { traceArb } from "../../helpers/traceArb.js";
 import { verifyTrace } from "../../../src/trace/verify.js";
 
