@@ -83,7 +83,7 @@ describe("finish()", () => {
     const client = anthropicKit.client(bb.fetch, fake.anthropicUrl);
     await ask(client);
     let release!: () => void;
-    const slow = bb.tool("slow", () => new Promise((r) => (release = () => r(1))));
+    const slow = bb.tool("slow", (_input: unknown) => new Promise((r) => (release = () => r(1))));
     const p = slow({});
     const before = fake.requests.length;
     const err = await ask(client, "next").catch((e: unknown) => e);

@@ -67,7 +67,7 @@ const BODIES: Array<[string, () => BodyInit]> = [
 
 /** The multipart body parsed back by the platform, so a boundary mismatch shows. */
 async function parts(s: Seen): Promise<Array<[string, string]>> {
-  const parsed = await new Response(s.body, { headers: { "content-type": s.type ?? "" } }).formData();
+  const parsed = await new Response(new Uint8Array(s.body), { headers: { "content-type": s.type ?? "" } }).formData();
   const out: Array<[string, string]> = [];
   for (const [k, v] of parsed) out.push([k, typeof v === "string" ? v : `${(v as File).name}:${(v as File).type}:${[...new Uint8Array(await (v as Blob).arrayBuffer())]}`]);
   return out;

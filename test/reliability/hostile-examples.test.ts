@@ -61,7 +61,7 @@ test("a number JSON reads as Infinity, even under an unknown key, is refused, ne
 
 test("diff of a payload with an own toString key names the key, not a prototype function", () => {
   const b = base();
-  (b.steps[1]!.payload as Record<string, unknown>).toString = "hello";
+  (b.steps[1]!.payload as Record<string, unknown>)["toString"] = "hello";
   const d = diffTraces(base(), rehash(b))!;
   expect(d.path).toBe("payload.toString");
   expect(d.a).toBeUndefined();
