@@ -10,10 +10,12 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
 import { hookedNode, readCassette, REGISTER, requireBuild, tempDir } from "./zeroCodeHelpers.js";
 
-// A load hook (off-thread on Node 20) that prints every module URL the process loads.
+// A load hook (off-thread) that prints every module URL the process loads. It writes
+// synchronously: on Node 24 an async stderr write from the hooks thread to a pipe can be
+// lost when the process exits.
 const LOGGER = `data:text/javascript,${encodeURIComponent(
   `import { register } from "node:module";
-register("data:text/javascript," + encodeURIComponent("export async function load(url, context, next) { if (!url.startsWith('node:')) process.stderr.write('LOADED ' + url + '\\\\n'); return next(url, context); }"));`,
+register("data:text/javascript," + encodeURIComponent("import { writeSync } from 'node:fs'; export async function load(url, context, next) { if (!url.startsWith('node:')) writeSync(2, 'LOADED ' + url + '\\\\n'); return next(url, context); }"));`,
 )}`;
 
 let dir: string;
