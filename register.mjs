@@ -6,13 +6,12 @@ const mode = process.env.BLACKBOX_MODE;
 const runner = /(^|[\\/])(npm|npx|pnpm|pnpx|yarn|corepack)(-cli)?(\.c?js)?$/.test(process.argv[1] ?? "");
 if (mode && mode !== "off" && !runner) await import(await entry());
 
-// dist/register.js bundled into a few files (npm run build: esbuild, errors.js kept shared
-// with the library) loads ~15 ms faster than its ~50 modules. It is used only when it is
-// at least as new as tsc's output, so a build by `tsc` alone never runs a stale bundle.
+// dist/register.js bundled into a few files (esbuild, errors.js kept shared with the
+// library) loads ~15 ms faster than its ~50 modules. `npm run build` always writes both;
+// a build by `tsc` alone (e.g. `tsc -w` while developing Blackbox) leaves the bundle as it
+// was: run `npm run build` (or delete dist/register-bundle) to preload the new code.
 async function entry() {
-  const { statSync } = await import("node:fs");
-  const plain = new URL("./dist/register.js", import.meta.url);
+  const { existsSync } = await import("node:fs");
   const bundle = new URL("./dist/register-bundle/register.js", import.meta.url);
-  const mtime = (url) => statSync(url, { throwIfNoEntry: false })?.mtimeMs ?? -1;
-  return mtime(bundle) >= mtime(plain) ? bundle.href : plain.href;
+  return existsSync(bundle) ? bundle.href : new URL("./dist/register.js", import.meta.url).href;
 }

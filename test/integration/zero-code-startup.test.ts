@@ -4,7 +4,7 @@
  * session's first call, so a run whose first call is a wrapped tool that exits at once
  * still leaves a verified cassette.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
@@ -66,4 +66,16 @@ test("a run whose first call is a wrapped tool that exits at once still writes a
   const trace = readCassette(out);
   expect(trace.steps.map((s) => s.type)).toEqual(["metadata"]);
   expect(trace.steps[0]!.payload).toMatchObject({ status: "error", reason: "calls_in_flight", exitCode: 5 });
+});
+
+test("without the bundle (a tsc-only build) register.mjs runs tsc's dist/register.js", async () => {
+  const copy = join(dir, "pkg");
+  mkdirSync(copy);
+  cpSync(join(ROOT, "dist"), join(copy, "dist"), { recursive: true });
+  cpSync(REGISTER, join(copy, "register.mjs"));
+  expect((await loadedByRecord(join(copy, "register.mjs"))).some((u) => u.endsWith("/pkg/dist/register-bundle/register.js"))).toBe(true);
+  rmSync(join(copy, "dist", "register-bundle"), { recursive: true });
+  const plain = await loadedByRecord(join(copy, "register.mjs"));
+  expect(plain.some((u) => u.endsWith("/pkg/dist/register.js"))).toBe(true);
+  expect(plain.some((u) => u.includes("/register-bundle/"))).toBe(false);
 });
