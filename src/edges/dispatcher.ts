@@ -11,11 +11,12 @@ import type { Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
 import { isFormData, withEncodedForm } from "./formBody.js";
 import { forwardThrough, type DispatcherLike } from "./forward.js";
+import { DOOR_MARK, GLOBAL_DISPATCHER, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
 import { bodyChunks, requestUrl, wireRequest, type DispatchOptions } from "./wire.js";
 
-const GLOBAL = Symbol.for("undici.globalDispatcher.2");
-const LEGACY_GLOBAL = Symbol.for("undici.globalDispatcher.1");
-const MARK = Symbol.for("ardaulas.blackbox.dispatcher.v1");
+const GLOBAL = GLOBAL_DISPATCHER;
+const LEGACY_GLOBAL = LEGACY_GLOBAL_DISPATCHER;
+const MARK = DOOR_MARK;
 
 type Door = Pick<Session, "route" | "handle">;
 type Globals = Record<symbol, unknown>;

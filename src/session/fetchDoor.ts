@@ -1,20 +1,8 @@
+import { dispatcherBelowDoor } from "../edges/globalDispatcher.js";
 import type { WireRequest } from "../providers/types.js";
 import type { HttpResponseLike, Session } from "./types.js";
 
 type FetchInit = RequestInit & { duplex?: string };
-
-const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
-const DOOR_MARK = Symbol.for("ardaulas.blackbox.dispatcher.v1");
-
-/**
- * When the register hook's dispatcher door is the global dispatcher, bb.fetch's own
- * upstream calls go to the dispatcher below it: the session already handled them, and
- * going through the door again would hand the same call to the session twice.
- */
-function dispatcherBelowDoor(): unknown {
-  const current = (globalThis as unknown as Record<symbol, Record<symbol | string, unknown> | undefined>)[GLOBAL_DISPATCHER];
-  return current && current[DOOR_MARK] === true ? current.previous : undefined;
-}
 
 function headersToRecord(h: HeadersInit | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -81,6 +69,8 @@ export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): 
     const signal = init?.signal ?? (typeof input === "object" && "signal" in input ? input.signal : undefined) ?? undefined;
     const forward = async (req: WireRequest, sig?: AbortSignal): Promise<HttpResponseLike> => {
       const init: FetchInit & { dispatcher?: unknown } = { method: req.method, headers: req.headers, body: req.body, signal: sig };
+      // Under the register hook's door, go upstream below it: the session already
+      // handled this call, and the door would hand it to the session again.
       const below = dispatcherBelowDoor();
       if (below) init.dispatcher = below;
       const res = await globalThis.fetch(req.url, init);

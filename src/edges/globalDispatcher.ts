@@ -1,0 +1,11 @@
+/** Where undici keeps the global dispatcher (undici 7 writes both; Node 20's fetch reads `.1`). */
+export const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.2");
+export const LEGACY_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+/** Marks Blackbox's dispatcher door (shared by two copies of the package). */
+export const DOOR_MARK = Symbol.for("ardaulas.blackbox.dispatcher.v1");
+
+/** The dispatcher below the door when the door is the global dispatcher, else undefined. */
+export function dispatcherBelowDoor(): unknown {
+  const current = (globalThis as unknown as Record<symbol, Record<symbol | string, unknown> | undefined>)[LEGACY_GLOBAL_DISPATCHER];
+  return current && current[DOOR_MARK] === true ? current.previous : undefined;
+}
