@@ -65,9 +65,11 @@ export function compareMessages(rec: Message[], act: Message[], from = 0): Input
 }
 
 /**
- * Plain JSON equality (key order ignored, 0 equals -0). Equal messages are also equal
- * once normalized, so this only lets compareMessages skip work; any difference, even
- * one normalization would remove, goes on to the segment comparison.
+ * Equality of parsed JSON data (key order ignored, 0 equals -0), fast: for-in without key
+ * arrays. Callers use it only to skip work they would otherwise do (a "not equal" goes to
+ * the full comparison), so it may say "not equal" conservatively: an own `__proto__` key
+ * (which `b[k]` would read from the prototype) is never called equal. Sound for JSON
+ * values only (never undefined, so a key missing from `b` never compares equal).
  */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -78,13 +80,16 @@ export function sameJson(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  let keys = 0;
+  for (const k in a) {
+    if (k === "__proto__" || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+    keys++;
   }
-  return true;
+  for (const k in b) {
+    if (k === "__proto__") return false;
+    keys--;
+  }
+  return keys === 0;
 }
 
 /** A message's content as comparable segments: adjacent text merged, empty text dropped. */
