@@ -16,9 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { installDispatcher } from "../dist/edges/dispatcher.js";
-import { blackbox } from "../dist/index.js";
 import { createSession } from "../dist/session/index.js";
-import { API_KEY, BODIES, cpuMs, forecast, HEADERS, recordCassette, resetMock, runAgent, TURNS } from "./loop.mjs";
+import { API_KEY, baseVariants, cpuMs, f2, forecast, mean, median, recordCassette, runAgent, TURNS } from "./loop.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const dir = mkdtempSync(join(tmpdir(), "bbx-bench-door-"));
@@ -36,29 +35,11 @@ const variants = {
       undo();
     }
   },
-  async mock() {
-    resetMock();
-    return runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), { get_weather: forecast });
-  },
-  async bb() {
-    const bb = blackbox({ mode: "replay", cassette });
-    const run = await runAgent(new Anthropic({ apiKey: API_KEY, fetch: bb.fetch, maxRetries: 0 }), bb.tools({ get_weather: forecast }));
-    await bb.finish({ result: run.answer });
-    return run;
-  },
-  async floor() {
-    let turn = 0;
-    const fetch = async () => new Response(BODIES[turn++], { status: 200, headers: HEADERS });
-    return runAgent(new Anthropic({ apiKey: API_KEY, fetch, maxRetries: 0 }), { get_weather: forecast });
-  },
+  ...baseVariants(cassette),
 };
 
 // --- measure ---------------------------------------------------------------------------
 
-const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-const mean = (xs) => sum(xs) / xs.length;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const f2 = (x) => x.toFixed(2);
 
 /** One run: mean wall and CPU ms per messages.create call, and the whole run (door: session load and finish too) per call. */
 async function measure(name) {

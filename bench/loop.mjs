@@ -81,3 +81,31 @@ export async function recordCassette(file) {
   const { answer } = await runAgent(new Anthropic({ apiKey: API_KEY, fetch: bb.fetch }), bb.tools({ get_weather: forecast }));
   await bb.finish({ result: answer });
 }
+
+// --- the variants and statistics both replay benchmarks share -------------------------
+
+/** bb.fetch replay of `cassette`, MockAgent, and the floor (a fetch returning ready replies). */
+export function baseVariants(cassette) {
+  return {
+    async bb() {
+      const bb = blackbox({ mode: "replay", cassette });
+      const run = await runAgent(new Anthropic({ apiKey: API_KEY, fetch: bb.fetch, maxRetries: 0 }), bb.tools({ get_weather: forecast }));
+      await bb.finish({ result: run.answer });
+      return run;
+    },
+    async mock() {
+      resetMock();
+      return runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), { get_weather: forecast });
+    },
+    async floor() {
+      let turn = 0;
+      const fetch = async () => new Response(BODIES[turn++], { status: 200, headers: HEADERS });
+      return runAgent(new Anthropic({ apiKey: API_KEY, fetch, maxRetries: 0 }), { get_weather: forecast });
+    },
+  };
+}
+
+export const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+export const mean = (xs) => sum(xs) / xs.length;
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const f2 = (x) => x.toFixed(2);

@@ -6,43 +6,21 @@
 // Run after `npm run build`: node bench/replay-per-call.mjs  (or: npm run bench)
 // Env: BENCH_TURNS (default 200), BENCH_ROUNDS (default 3), BENCH_ONLY=bb|mock|floor (one
 // variant, e.g. under node --cpu-prof).
-import Anthropic from "@anthropic-ai/sdk";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { blackbox } from "../dist/index.js";
-import { API_KEY, BODIES, cpuMs, forecast, HEADERS, recordCassette, resetMock, runAgent, TURNS } from "./loop.mjs";
+import { baseVariants, cpuMs, f2, mean, median, recordCassette, TURNS } from "./loop.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const dir = mkdtempSync(join(tmpdir(), "bbx-bench-"));
 const cassette = join(dir, "loop.json");
 
-const variants = {
-  async bb() {
-    const bb = blackbox({ mode: "replay", cassette });
-    const run = await runAgent(new Anthropic({ apiKey: API_KEY, fetch: bb.fetch, maxRetries: 0 }), bb.tools({ get_weather: forecast }));
-    await bb.finish({ result: run.answer });
-    return run;
-  },
-  async mock() {
-    resetMock();
-    return runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), { get_weather: forecast });
-  },
-  async floor() {
-    let turn = 0;
-    const fetch = async () => new Response(BODIES[turn++], { status: 200, headers: HEADERS });
-    return runAgent(new Anthropic({ apiKey: API_KEY, fetch, maxRetries: 0 }), { get_weather: forecast });
-  },
-};
+const variants = baseVariants(cassette);
 
 // --- measure ---------------------------------------------------------------------------
 
-const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-const mean = (xs) => sum(xs) / xs.length;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const around = (xs, at) => mean(xs.slice(Math.max(0, at - 5), at + 5));
-const f2 = (x) => x.toFixed(2);
 const LATE = TURNS - 5;
 
 /** One run of a variant: per-call means, the turn ~10 and ~LATE windows, and the whole run per call. */
