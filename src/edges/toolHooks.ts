@@ -1,21 +1,25 @@
 /**
- * Wrapping the tool functions a config names, wherever the app loads them from:
- * ESM imports (import-in-the-middle, its loader limited to the configured files) and
- * CommonJS require() (require-in-the-middle, limited to the same files). Each call goes
- * through `session.tool(name, fn)`. One CJS file can be seen by both hooks, so a
- * wrapped function carries a marker and is never wrapped twice.
+ * Wrapping the tool functions a config names, wherever the app loads them from. ES
+ * modules: a wrapper module served at the file's URL (esmTools.ts, toolWrapper.ts).
+ * CommonJS: `require()` through require-in-the-middle, limited to the configured files,
+ * and an ESM `import` of the file, which never calls `require`: Node's ESM loader calls
+ * `Module._load(filename)` and reads `module.exports`, so that call is wrapped too, for
+ * the configured files only. Each call goes through `session.tool(name, fn)`. One module
+ * can meet more than one of these, so a wrapped function carries a marker and is never
+ * wrapped twice.
  */
-import { register as registerLoader } from "node:module";
+import { realpathSync } from "node:fs";
+import nodeModule, { createRequire, syncBuiltinESMExports } from "node:module";
 import { dirname, parse } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import type { AnyFn, Session } from "../session/types.js";
 import type { ToolTarget } from "./config.js";
+import { installEsmTools } from "./esmTools.js";
 
 const WRAPPED = Symbol.for("ardaulas.blackbox.tool.v1");
-const LOADER = Symbol.for("ardaulas.blackbox.esmLoader.v1");
 
 type Exports = Record<string, unknown>;
 type ToolSession = Pick<Session, "tool">;
+type Load = (request: unknown, parent: unknown, ...rest: unknown[]) => unknown;
 
 /** Reports an export the config names but the loaded module lacks (default: exit 2 with a message). */
 export type MissingExport = (target: ToolTarget, found: string) => void;
@@ -35,9 +39,10 @@ function wrap(session: ToolSession, target: ToolTarget, fn: AnyFn): AnyFn {
   return wrapped;
 }
 
-/** Wrap the targets' exports in `exported`; returns the (possibly replaced) exports object. */
-function patch(exported: Exports, targets: ToolTarget[], session: ToolSession, missing: MissingExport, esm: boolean): Exports {
-  let result = exported;
+/** A CommonJS module's exports with the targets wrapped (a copy where they cannot be assigned). */
+function patchExports(exported: unknown, targets: ToolTarget[], session: ToolSession, missing: MissingExport): unknown {
+  if (exported === null || (typeof exported !== "object" && typeof exported !== "function")) return exported;
+  let result = exported as Exports;
   for (const target of targets) {
     const current = result[target.exportName];
     if (isWrapped(current)) continue;
@@ -49,35 +54,54 @@ function patch(exported: Exports, targets: ToolTarget[], session: ToolSession, m
     try {
       result[target.exportName] = wrapped;
       if (result[target.exportName] !== wrapped) throw new TypeError("read-only export");
-    } catch (err) {
-      if (esm) throw err;
+    } catch {
       result = { ...result, [target.exportName]: wrapped };
     }
   }
   return result;
 }
 
+function realpathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/** The targets by file, keyed by real path: Node resolves modules through symlinks. */
 function byFile(targets: ToolTarget[]): Map<string, ToolTarget[]> {
   const map = new Map<string, ToolTarget[]>();
-  for (const t of targets) map.set(t.file, [...(map.get(t.file) ?? []), t]);
+  for (const t of targets) {
+    const file = realpathOr(t.file);
+    map.set(file, [...(map.get(file) ?? []), t]);
+  }
   return map;
 }
 
-/** Register import-in-the-middle's loader for exactly these files (in-thread where Node can). */
-async function registerEsmLoader(urls: string[]): Promise<void> {
-  const globals = globalThis as unknown as Record<symbol, boolean>;
-  if (globals[LOADER]) return;
-  globals[LOADER] = true;
-  const sync = await import("import-in-the-middle/supports-sync-hooks.mjs" as string).catch(() => undefined);
-  if (sync?.supportsSyncHooks?.()) {
-    const hooks = await import("import-in-the-middle/register-hooks.mjs" as string);
-    hooks.register({ include: urls });
-    return;
-  }
-  registerLoader("import-in-the-middle/hook.mjs", import.meta.url, { data: { include: urls } });
+/** Wrap `Module._load` for ESM imports of the configured CommonJS files. Returns undo. */
+function hookEsmImportOfCommonJs(files: Map<string, ToolTarget[]>, patchFile: (file: string, exported: unknown) => unknown): () => void {
+  const mod = nodeModule as unknown as { _load: Load; _cache: Record<string, { exports: unknown } | undefined> };
+  const original = mod._load;
+  const load = function _load(this: unknown, request: unknown, parent: unknown, ...rest: unknown[]): unknown {
+    const exported = original.call(this, request, parent, ...rest);
+    // The ESM loader passes the resolved filename and no parent module.
+    if (parent != null || typeof request !== "string" || !files.has(request)) return exported;
+    const patched = patchFile(request, exported);
+    const record = mod._cache[request];
+    if (record && record.exports !== patched) record.exports = patched;
+    return patched;
+  };
+  mod._load = load;
+  syncBuiltinESMExports();
+  return () => {
+    if (mod._load !== load) return;
+    mod._load = original;
+    syncBuiltinESMExports();
+  };
 }
 
-/** Install the ESM and CommonJS hooks for the configured tools. Returns undo (harmless twice). */
+/** Install the hooks for the configured tools. Returns undo (harmless twice). */
 export async function installToolHooks(
   targets: ToolTarget[],
   session: ToolSession,
@@ -85,30 +109,33 @@ export async function installToolHooks(
 ): Promise<() => void> {
   if (targets.length === 0) return () => {};
   const files = byFile(targets);
-  const urls = [...files.keys()].map((f) => pathToFileURL(f).href);
-  await registerEsmLoader(urls);
-  const [{ default: iitm }, { Hook: RequireHook }] = await Promise.all([
-    import("import-in-the-middle"),
-    import("require-in-the-middle"),
-  ]);
-  const esmHook = (url: string, exported: Exports) => {
-    if (!url.startsWith("file:")) return;
-    const list = files.get(fileURLToPath(url.split("?")[0]!));
-    if (list) patch(exported, list, session, missing, true);
-  };
-  iitm.addHook(esmHook);
-  // For a whitelisted absolute path, require-in-the-middle passes the file's base name and folder.
+  const patchFile = (file: string, exported: unknown) => patchExports(exported, files.get(file)!, session, missing);
+  const undoEsm = await installEsmTools(files, {
+    bind: (target, fn) => (isWrapped(fn) ? fn : wrap(session, target, fn)),
+    adopt: (target, exported, fn) => {
+      Object.defineProperty(exported, "name", { value: fn.name || target.name });
+      Object.defineProperty(exported, WRAPPED, { value: fn });
+    },
+    missing,
+  });
+  const undoImport = hookEsmImportOfCommonJs(files, patchFile);
+  const { Hook: RequireHook } = await import("require-in-the-middle");
+  // require-in-the-middle passes a whitelisted file's base name without its extension and
+  // its folder, which two files (tools.js, tools.cjs) can share: the module whose exports
+  // these are tells them apart.
+  const cache = createRequire(import.meta.url).cache;
   const onRequire = (exported: unknown, name: string, basedir?: string): unknown => {
-    const list = [...files.entries()].find(([file]) => dirname(file) === basedir && parse(file).name === name)?.[1];
-    if (!list || exported === null || (typeof exported !== "object" && typeof exported !== "function")) return exported;
-    return patch(exported as Exports, list, session, missing, false);
+    const candidates = [...files.keys()].filter((file) => dirname(file) === basedir && parse(file).name === name);
+    const file = candidates.length > 1 ? candidates.find((f) => cache[f]?.exports === exported) : candidates[0];
+    return file === undefined ? exported : patchFile(file, exported);
   };
   const cjsHook = new RequireHook([...files.keys()], onRequire as <T>(exports: T, name: string, basedir?: string) => T);
   let undone = false;
   return () => {
     if (undone) return;
     undone = true;
-    iitm.removeHook(esmHook);
+    undoEsm();
+    undoImport();
     cjsHook.unhook();
   };
 }

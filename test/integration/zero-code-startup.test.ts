@@ -29,7 +29,7 @@ beforeAll(() => {
 });
 afterAll(() => cleanup());
 
-const HEAVY = /\/node_modules\/(zod|jiti|import-in-the-middle|require-in-the-middle)\/|\/dist\/trace\/(verify|parse|shape|schema)\.js$|\/dist\/edges\/store\.js$|\/dist\/session\/write\.js$/;
+const HEAVY = /\/node_modules\/(zod|jiti|es-module-lexer|require-in-the-middle)\/|\/dist\/trace\/(verify|parse|shape|schema)\.js$|\/dist\/edges\/store\.js$|\/dist\/session\/write\.js$/;
 
 /** The module URLs a record-mode hello world loads with this preload, in a folder with no config. */
 async function loadedByRecord(preload: string): Promise<string[]> {

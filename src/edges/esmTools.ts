@@ -1,0 +1,255 @@
+/**
+ * Configured ESM tool files, wrapped by serving a wrapper module at their URLs
+ * (toolWrapper.ts). The wrappers' calls come back to a registry on globalThis, here. The
+ * wrapper source reaches Node by the cheapest of three roads that works in this process:
+ *
+ * 1. In-thread hooks (`module.registerHooks`, sound from Node 22.22.3 / 24.11.1 / 25.1):
+ *    a `load` hook on this thread.
+ * 2. No module hooks at all, where Node has no sound in-thread hooks (Node 20, 22 < 22.15)
+ *    and loads modules on this thread. There `module.register` would send every module the
+ *    app loads afterwards across to a loader thread, whatever the hook does: ~300 ms more
+ *    for an app importing both SDKs (bench/startup.mjs). Instead the read is where the
+ *    source is swapped: Node 20's ESM loader reads a `file:` module through
+ *    `fs.promises.readFile(url)`, looked up on that object at each load
+ *    (node:internal/modules/esm/load `getSource`), and `require()` of an ES module goes
+ *    through `Module.prototype._compile`. Both are patched for the configured files only
+ *    (the read, only when Node's ESM loader is the caller). Whether loads happen here is
+ *    tested, not assumed: a probe file is imported first, and its read must come through.
+ *    A loader registered after us (`--import tsx` after the hook) calls `module.register`,
+ *    wrapped here: its first call puts road 3 in place before that loader.
+ * 3. A `module.register` loader (toolLoader.ts) when another loader came first.
+ */
+import fsPromises from "node:fs/promises";
+import nodeModule, { syncBuiltinESMExports } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { ToolTarget } from "./config.js";
+import { REGISTRY_KEY, isOriginal, wrapLoaded, wrapToolModule, type Lex, type LoadResult, type WrappedFile } from "./toolWrapper.js";
+
+type AnyFn = (...args: unknown[]) => unknown;
+type Namespace = Record<string, unknown>;
+type ReadFile = (path: unknown, ...rest: unknown[]) => Promise<unknown>;
+type Register = (...args: unknown[]) => unknown;
+type Compile = (content: unknown, filename: unknown, ...rest: unknown[]) => unknown;
+type SyncLoad = (url: string, context: unknown, next: (url: string, context: unknown) => LoadResult) => LoadResult;
+type RegisterHooks = (hooks: { load: SyncLoad }) => { deregister(): void };
+
+export interface EsmToolHost {
+  /** The wrapped function for `target` over the export's current value `fn` (one per value). */
+  bind(target: ToolTarget, fn: AnyFn): AnyFn;
+  /** The wrapper module's `exported` function stands for `fn`: name it and mark it wrapped. */
+  adopt(target: ToolTarget, exported: AnyFn, fn: AnyFn): void;
+  /** A configured export that is missing or not a function (default: exit 2 with a message). */
+  missing(target: ToolTarget, found: string): void;
+}
+
+/** Which of the three roads (top of this file) the wrapper source takes in this process. */
+export type EsmRoad = "in-thread hooks" | "main-thread read" | "loader thread";
+
+/** What the wrapper modules call; `road` is there to be read (tests, a debugger). */
+interface Registry {
+  road?: EsmRoad;
+  call(id: number, i: number, ns: Namespace, self: unknown, args: unknown[]): unknown;
+  loaded(id: number, ns: Namespace, exported: AnyFn[]): void;
+}
+
+interface FileState {
+  targets: ToolTarget[];
+  bound: Array<{ fn: AnyFn; wrapped: AnyFn } | undefined>;
+}
+
+const describe = (value: unknown) => (value === undefined ? "it is not exported" : `it is a ${typeof value}`);
+
+/** One target per export name (the first wins, as when a hook meets a function already wrapped). */
+function distinctExports(targets: ToolTarget[]): ToolTarget[] {
+  const seen = new Set<string>();
+  return targets.filter((t) => !seen.has(t.exportName) && seen.add(t.exportName));
+}
+
+function makeRegistry(states: FileState[], host: EsmToolHost): Registry {
+  return {
+    call(id, i, ns, self, args) {
+      const state = states[id]!;
+      const target = state.targets[i]!;
+      const fn = ns[target.exportName];
+      if (typeof fn !== "function") {
+        host.missing(target, describe(fn));
+        throw new TypeError(`blackbox: ${target.file}: export "${target.exportName}" is not a function`);
+      }
+      let bound = state.bound[i];
+      if (bound?.fn !== fn) bound = state.bound[i] = { fn: fn as AnyFn, wrapped: host.bind(target, fn as AnyFn) };
+      return bound.wrapped.apply(self, args);
+    },
+    loaded(id, ns, exported) {
+      states[id]!.targets.forEach((target, i) => {
+        let fn: unknown;
+        try {
+          fn = ns[target.exportName];
+        } catch {
+          return; // still uninitialized (an import cycle): checked at its first call
+        }
+        if (typeof fn === "function") host.adopt(target, exported[i]!, fn as AnyFn);
+        else host.missing(target, describe(fn));
+      });
+    },
+  };
+}
+
+/** Node's in-thread hooks, where they are sound (registerHooks' load hook refused CommonJS's null source before nodejs/node#59929). */
+function soundSyncHooks(): RegisterHooks | undefined {
+  const registerHooks = (nodeModule as unknown as { registerHooks?: RegisterHooks }).registerHooks;
+  if (typeof registerHooks !== "function") return undefined;
+  const [major, minor, patch] = process.versions.node.split(".").map(Number) as [number, number, number];
+  const fixed = major >= 26 || (major === 25 && minor >= 1) || (major === 24 && (minor > 11 || (minor === 11 && patch >= 1))) ||
+    (major === 22 && (minor > 22 || (minor === 22 && patch >= 3)));
+  return fixed ? registerHooks : undefined;
+}
+
+/** Wrap the configured ESM tool files (keyed by real path). Returns undo (harmless twice). */
+export async function installEsmTools(files: Map<string, ToolTarget[]>, host: EsmToolHost): Promise<() => void> {
+  const states: FileState[] = [];
+  const byUrl = new Map<string, WrappedFile>();
+  for (const [file, targets] of files) {
+    const distinct = distinctExports(targets);
+    byUrl.set(pathToFileURL(file).href, { id: states.length, exportNames: distinct.map((t) => t.exportName) });
+    states.push({ targets: distinct, bound: [] });
+  }
+  const globals = globalThis as unknown as Record<symbol, Registry | undefined>;
+  const key = Symbol.for(REGISTRY_KEY);
+  const registry = makeRegistry(states, host);
+  globals[key] = registry;
+  const undoRoad = await installRoad(byUrl, registry);
+  let undone = false;
+  return () => {
+    if (undone) return;
+    undone = true;
+    undoRoad();
+    if (globals[key] === registry) delete globals[key];
+  };
+}
+
+async function lexer(): Promise<Lex> {
+  const { init, parse } = await import("es-module-lexer");
+  await init();
+  return parse as Lex;
+}
+
+async function installRoad(byUrl: Map<string, WrappedFile>, registry: Registry): Promise<() => void> {
+  const registerHooks = soundSyncHooks();
+  if (registerHooks) {
+    const lex = await lexer();
+    const hooks = registerHooks({ load: (url, context, next) => wrapLoaded(byUrl, lex, url, next(url, context)) });
+    registry.road = "in-thread hooks";
+    return () => hooks.deregister();
+  }
+  registry.road = "main-thread read";
+  const undo = await mainThreadRoad(byUrl, () => (registry.road = "loader thread"));
+  if (undo) return undo;
+  registry.road = "loader thread";
+  return loaderThreadRoad(byUrl, nodeModule.register as unknown as Register);
+}
+
+/** Road 3: toolLoader.ts on Node's loader thread. Hooks cannot be unregistered there: undo does nothing. */
+function loaderThreadRoad(byUrl: Map<string, WrappedFile>, register: Register): () => void {
+  register(new URL("../edges/toolLoader.js", import.meta.url).href, { data: { files: [...byUrl.entries()] } });
+  return () => {};
+}
+
+function pathOf(url: URL): string | undefined {
+  try {
+    return fileURLToPath(url);
+  } catch {
+    return undefined; // e.g. a file URL with a host: not one of ours
+  }
+}
+
+/** Road 2; undefined when module loads do not happen on this thread. */
+async function mainThreadRoad(byUrl: Map<string, WrappedFile>, onLoaderThread: () => void): Promise<(() => void) | undefined> {
+  const lex = await lexer();
+  const byPath = new Map([...byUrl].map(([href, file]) => [fileURLToPath(href), { href, file }]));
+  const probeHref = new URL(`../config.js?blackbox-probe=${process.pid}-${Date.now()}`, import.meta.url).href;
+  let probeSeen = false;
+  const originalRead = fsPromises.readFile as unknown as ReadFile;
+  const readFile = function readFile(this: unknown, path: unknown, ...rest: unknown[]): Promise<unknown> {
+    const read = originalRead.call(this, path, ...rest);
+    if (!(path instanceof URL) || path.protocol !== "file:") return read;
+    if (path.href === probeHref) probeSeen = true;
+    if (isOriginal(path.search)) return read;
+    const file = pathOf(path);
+    const tool = file === undefined ? undefined : byPath.get(file);
+    if (tool === undefined || !calledByEsmLoader(readFile)) return read;
+    return read.then((bytes) => {
+      if (!Buffer.isBuffer(bytes)) return bytes;
+      const wrapped = wrapToolModule(lex, bytes.toString("utf8"), path.href, tool.file);
+      return wrapped === undefined ? bytes : Buffer.from(wrapped, "utf8");
+    });
+  };
+  Object.defineProperty(readFile, "length", { value: originalRead.length });
+  const undo: Array<() => void> = [];
+  const patch = <T>(object: object, name: string, ours: T) => undo.push(replace(object, name, ours));
+  patch(fsPromises, "readFile", readFile);
+  await import(probeHref);
+  if (!probeSeen) {
+    for (const u of undo.reverse()) u();
+    return undefined;
+  }
+
+  // require() of an ES module (Node >= 20.19) compiles the source the CommonJS loader read.
+  const proto = nodeModule.prototype as unknown as { _compile: Compile };
+  const originalCompile = proto._compile;
+  patch(proto, "_compile", function _compile(this: unknown, content: unknown, filename: unknown, ...rest: unknown[]) {
+    const tool = typeof filename === "string" && typeof content === "string" ? byPath.get(filename) : undefined;
+    const wrapped = tool && wrapToolModule(lex, content as string, tool.href, tool.file);
+    return originalCompile.call(this, wrapped ?? content, filename, ...rest);
+  });
+
+  // A loader registered after us takes module loads off this thread: road 3 goes in first.
+  const originalRegister = nodeModule.register as unknown as Register;
+  let handedOver = false;
+  patch(nodeModule, "register", function register(this: unknown, ...args: unknown[]) {
+    if (!handedOver) {
+      handedOver = true;
+      loaderThreadRoad(byUrl, originalRegister);
+      onLoaderThread();
+    }
+    return originalRegister.apply(this, args);
+  });
+  return () => {
+    for (const u of undo.reverse()) u();
+  };
+}
+
+/**
+ * Whether the caller of `fn` is Node's ESM loader reading a module's source (and not the
+ * app reading its own tool file by URL). Read from V8's call sites, whatever the app's
+ * Error.prepareStackTrace does.
+ */
+function calledByEsmLoader(fn: AnyFn): boolean {
+  const { prepareStackTrace, stackTraceLimit } = Error;
+  const holder: { stack?: unknown } = {};
+  try {
+    Error.stackTraceLimit = 1;
+    Error.prepareStackTrace = (_err, sites) => sites;
+    Error.captureStackTrace(holder, fn);
+    const sites = holder.stack as NodeJS.CallSite[] | undefined;
+    return Array.isArray(sites) && sites[0]?.getFileName() === "node:internal/modules/esm/load";
+  } finally {
+    Error.prepareStackTrace = prepareStackTrace;
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+/**
+ * Put `ours` at `object[name]` (and in the builtin ES modules' named exports); returns the
+ * undo, which puts the original back where ours still stands (a later patch on top is kept).
+ */
+function replace(object: object, name: string, ours: unknown): () => void {
+  const o = object as Record<string, unknown>;
+  const original = o[name];
+  o[name] = ours;
+  syncBuiltinESMExports();
+  return () => {
+    if (o[name] !== ours) return;
+    o[name] = original;
+    syncBuiltinESMExports();
+  };
+}
