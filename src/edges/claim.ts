@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SessionError } from "../errors.js";
+import { sha256Hex } from "../trace/canonical.js";
 import { pidAlive } from "./pid.js";
 
 
@@ -18,7 +18,7 @@ import { pidAlive } from "./pid.js";
  */
 export function lockPathFor(path: string): string {
   const abs = resolve(path);
-  return join(tmpdir(), "blackbox-locks", `${createHash("sha256").update(abs).digest("hex").slice(0, 32)}.lock`);
+  return join(tmpdir(), "blackbox-locks", `${sha256Hex(abs).slice(0, 32)}.lock`);
 }
 
 export function claimCassette(path: string, run: string | undefined = process.env.BLACKBOX_RUN): () => void {
