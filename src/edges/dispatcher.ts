@@ -10,52 +10,27 @@ import type { ProviderName } from "../providers/types.js";
 import type { Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
 import { isFormData, withEncodedForm } from "./formBody.js";
+import { deferFetchStack, existingDispatcher, fallbackAgent, fetchStackDeferred, setGlobalDispatcherSlots } from "./fetchStack.js";
 import { forwardThrough, type DispatcherLike } from "./forward.js";
-import { DOOR_MARK, GLOBAL_DISPATCHER, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
+import { DOOR_MARK, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
 import { bodyChunks, requestUrl, wireRequest, type DispatchOptions } from "./wire.js";
 
-const GLOBAL = GLOBAL_DISPATCHER;
-const LEGACY_GLOBAL = LEGACY_GLOBAL_DISPATCHER;
-const MARK = DOOR_MARK;
-
 type Door = Pick<Session, "route" | "handle">;
-type Globals = Record<symbol, unknown>;
-
-function setGlobal(dispatcher: unknown): void {
-  for (const key of [GLOBAL, LEGACY_GLOBAL]) {
-    Object.defineProperty(globalThis, key, { value: dispatcher, writable: true, enumerable: false, configurable: false });
-  }
-}
-
-/**
- * The dispatcher in place now. On Node 20/22 the built-in fetch creates its Agent lazily,
- * so one `fetch("data:,")` (no network) makes it exist before we wrap it.
- */
-export async function currentDispatcher(): Promise<DispatcherLike> {
-  const globals = globalThis as unknown as Globals;
-  // Reading `Response` loads Node's fetch stack, which creates the Agent (~4 ms less than a fetch).
-  if (globals[LEGACY_GLOBAL] === undefined) void (globalThis as { Response?: unknown }).Response;
-  if (globals[LEGACY_GLOBAL] === undefined) await fetch("data:,").then((r) => r.arrayBuffer());
-  const previous = globals[LEGACY_GLOBAL] ?? globals[GLOBAL];
-  if (!previous || typeof (previous as DispatcherLike).dispatch !== "function") {
-    throw new Error("blackbox: no global fetch dispatcher was found to pass requests on to; run on Node >= 20.19");
-  }
-  return previous as DispatcherLike;
-}
 
 export class BlackboxDispatcher extends EventEmitter {
-  readonly [MARK] = true;
+  readonly [DOOR_MARK] = true;
   readonly #session: Door;
-  readonly #previous: DispatcherLike;
+  readonly #below: () => DispatcherLike;
 
-  constructor(session: Door, previous: DispatcherLike) {
+  /** `below`: the dispatcher other requests go to, asked for when one comes (fetchStack.ts). */
+  constructor(session: Door, below: DispatcherLike | (() => DispatcherLike)) {
     super();
     this.#session = session;
-    this.#previous = previous;
+    this.#below = typeof below === "function" ? below : () => below;
   }
 
   get previous(): DispatcherLike {
-    return this.#previous;
+    return this.#below();
   }
 
   /** Makes fetch pass the caller's body as given, not a stream of its bytes (src/edges/formBody.ts). */
@@ -76,9 +51,9 @@ export class BlackboxDispatcher extends EventEmitter {
   }
 
   #passOn(opts: DispatchOptions, handler: AnyHandler): boolean {
-    if (!isFormData(opts.body)) return this.#previous.dispatch(opts, handler);
+    if (!isFormData(opts.body)) return this.previous.dispatch(opts, handler);
     withEncodedForm(opts).then(
-      (encoded) => this.#previous.dispatch(encoded, handler),
+      (encoded) => this.previous.dispatch(encoded, handler),
       (err: unknown) => sinkFor(handler).error(err),
     );
     return true;
@@ -90,7 +65,7 @@ export class BlackboxDispatcher extends EventEmitter {
       sink.start();
       if (sink.done) return;
       const request = await wireRequest(isFormData(opts.body) ? await withEncodedForm(opts) : opts);
-      const response = await this.#session.handle(request, forwardThrough(this.#previous), sink.signal, provider);
+      const response = await this.#session.handle(request, forwardThrough(this.previous), sink.signal, provider);
       const { "content-length": _l, "content-encoding": _e, ...headers } = response.headers;
       sink.headers(response.status, headers, response.statusText ?? "");
       if (typeof response.body === "string") {
@@ -118,16 +93,38 @@ export class BlackboxDispatcher extends EventEmitter {
   }
 }
 
-/** Install the door as the global dispatcher. Returns undo (restores the previous one; harmless twice). */
+/**
+ * Install the door as the global dispatcher, over the one Node's fetch would use (made
+ * when first needed where Node has not made it yet: fetchStack.ts). Returns undo
+ * (restores the previous one; harmless twice).
+ */
 export async function installDispatcher(session: Door): Promise<() => void> {
-  const previous = await currentDispatcher();
-  const door = new BlackboxDispatcher(session, previous);
-  setGlobal(door);
-  let undone = false;
+  // Set already (by undici, the app, or Node's fetch stack once loaded); else Node 20 makes
+  // its Agent later, at the first touch of its fetch. Node 24 loads the stack (and makes its
+  // Agent) at the first look at `Response`, which fetchStackDeferred() is.
+  const loaded = existingDispatcher() ?? (fetchStackDeferred() ? undefined : (existingDispatcher() ?? fallbackAgent()));
+  if (loaded) {
+    const door = new BlackboxDispatcher(session, loaded);
+    setGlobalDispatcherSlots(door);
+    return once(() => {
+      if (current() === door) setGlobalDispatcherSlots(loaded);
+    });
+  }
+  let stack: ReturnType<typeof deferFetchStack> | undefined;
+  const door = new BlackboxDispatcher(session, () => stack!.agent());
+  stack = deferFetchStack(door);
+  return once(stack.undo);
+}
+
+function current(): unknown {
+  return (globalThis as unknown as Record<symbol, unknown>)[LEGACY_GLOBAL_DISPATCHER];
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
   return () => {
-    if (undone) return;
-    undone = true;
-    const globals = globalThis as unknown as Globals;
-    if (globals[LEGACY_GLOBAL] === door) setGlobal(previous);
+    if (done) return;
+    done = true;
+    fn();
   };
 }

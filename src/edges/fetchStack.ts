@@ -1,0 +1,149 @@
+/**
+ * The global Agent of Node's built-in fetch, which the door passes other requests to.
+ *
+ * Node 20 loads its fetch stack (undici, with http, http2, tls and zlib: ~17 ms) the first
+ * time something touches `fetch`, `Response`, `Request`, `Headers` or `FormData` (and
+ * `EventSource` / `WebSocket` where a flag enables them), and creates its global Agent
+ * then, unless a global dispatcher is set already. Making the Agent at start-up cost that
+ * in every hooked process, also the many that never fetch (npm's children, build tools,
+ * test runners). So where the stack is not loaded yet, the door goes in now and the Agent
+ * is made at the first touch of one of those globals (each is wrapped until then) or the
+ * first request the door passes on, whichever comes first: the door steps out of the
+ * global slot for that moment, so that Node's undici creates its Agent exactly as it would
+ * have, and steps back in. Node 24 keeps these globals as V8 lazy data properties, which
+ * any look at them loads (also reading a descriptor), so there the stack loads with the door,
+ * as it did before on every Node.
+ */
+import { createRequire } from "node:module";
+import type { DispatcherLike } from "./forward.js";
+import { GLOBAL_DISPATCHER, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
+
+type Globals = Record<string | symbol, unknown>;
+
+/** The globals whose first touch loads Node's fetch stack (a function or a lazy getter). */
+const ENTRY_POINTS = ["fetch", "FormData", "Headers", "Request", "Response", "EventSource", "WebSocket"];
+
+export interface FetchStack {
+  /** The dispatcher Node's fetch would use without the door (made now if it was not). */
+  agent(): DispatcherLike;
+  /**
+   * Takes the door out: puts back the globals it wrapped and, where the door still holds
+   * the global slot, what was there before (Node's Agent, or nothing if it was never made).
+   */
+  undo(): void;
+}
+
+/** Writes the door (or the dispatcher it replaced) where undici 7 and Node's fetch read it. */
+export function setGlobalDispatcherSlots(dispatcher: unknown, configurable = false): void {
+  for (const key of [GLOBAL_DISPATCHER, LEGACY_GLOBAL_DISPATCHER]) {
+    Object.defineProperty(globalThis, key, { value: dispatcher, writable: true, enumerable: false, configurable });
+  }
+}
+
+function isDispatcher(value: unknown): value is DispatcherLike {
+  return !!value && typeof (value as DispatcherLike).dispatch === "function";
+}
+
+/** The dispatcher in the global slot now (set by Node's fetch, undici or the app), if any. */
+export function existingDispatcher(): DispatcherLike | undefined {
+  const globals = globalThis as unknown as Globals;
+  const current = globals[LEGACY_GLOBAL_DISPATCHER] ?? globals[GLOBAL_DISPATCHER];
+  return isDispatcher(current) ? current : undefined;
+}
+
+/** Whether Node's fetch stack is still to be loaded (Node 20: `Response` is a lazy getter). */
+export function fetchStackDeferred(): boolean {
+  return Object.getOwnPropertyDescriptor(globalThis, "Response")?.get !== undefined;
+}
+
+/**
+ * Puts `door` in the global slots now and defers Node's fetch stack (see the top of
+ * this file). Call only when the slot is empty and `fetchStackDeferred()`.
+ */
+export function deferFetchStack(door: object): FetchStack {
+  const globals = globalThis as unknown as Globals;
+  const wrapped = new Map<string, { original: PropertyDescriptor; ours: PropertyDescriptor }>();
+  let agent: DispatcherLike | undefined;
+
+  /** Node's own descriptor back at `key`, unless the app has put something else there since. */
+  const putBack = (key: string): void => {
+    const w = wrapped.get(key);
+    if (!w) return;
+    wrapped.delete(key);
+    const now = Object.getOwnPropertyDescriptor(globalThis, key);
+    if (now && now.get === w.ours.get && now.value === w.ours.value) Object.defineProperty(globalThis, key, w.original);
+  };
+  const putBackAll = () => {
+    for (const key of [...wrapped.keys()]) putBack(key);
+  };
+
+  const makeAgent = (): DispatcherLike => {
+    if (agent) return agent;
+    const lazyKeys = [...wrapped].filter(([, w]) => w.original.get).map(([key]) => key);
+    putBackAll();
+    const ours = globals[LEGACY_GLOBAL_DISPATCHER] === door;
+    if (ours) {
+      delete globals[GLOBAL_DISPATCHER];
+      delete globals[LEGACY_GLOBAL_DISPATCHER];
+    }
+    // Node's own lazy getter: loads the stack, whose undici creates its Agent in the empty slot.
+    const key = lazyKeys.find((k) => Object.getOwnPropertyDescriptor(globalThis, k)?.get);
+    if (key) void globals[key];
+    const made = globals[LEGACY_GLOBAL_DISPATCHER];
+    // Loaded some other way while the door stood in the slot, Node made no Agent: undici 7's.
+    agent = isDispatcher(made) && made !== door ? made : fallbackAgent();
+    if (ours) setGlobalDispatcherSlots(door);
+    return agent;
+  };
+
+  for (const key of ENTRY_POINTS) {
+    const original = Object.getOwnPropertyDescriptor(globalThis, key);
+    if (!original || !original.configurable) continue;
+    let ours: PropertyDescriptor;
+    if (original.get) {
+      ours = {
+        configurable: true,
+        enumerable: original.enumerable,
+        get() {
+          makeAgent();
+          return globals[key];
+        },
+        set(value: unknown) {
+          putBack(key);
+          globals[key] = value;
+        },
+      };
+    } else if (typeof original.value === "function") {
+      const fn = original.value as (...args: unknown[]) => unknown;
+      const value = function (this: unknown, ...args: unknown[]) {
+        makeAgent();
+        return fn.apply(this, args);
+      };
+      Object.defineProperty(value, "name", { value: fn.name });
+      Object.defineProperty(value, "length", { value: fn.length });
+      ours = { ...original, value };
+    } else {
+      continue;
+    }
+    wrapped.set(key, { original, ours });
+    Object.defineProperty(globalThis, key, ours);
+  }
+  setGlobalDispatcherSlots(door, true);
+  const undo = () => {
+    putBackAll();
+    if (globals[LEGACY_GLOBAL_DISPATCHER] !== door) return;
+    if (agent) {
+      setGlobalDispatcherSlots(agent);
+    } else {
+      delete globals[GLOBAL_DISPATCHER];
+      delete globals[LEGACY_GLOBAL_DISPATCHER];
+    }
+  };
+  return { agent: makeAgent, undo };
+}
+
+/** An undici 7 Agent, for when Node's fetch has none to give. */
+export function fallbackAgent(): DispatcherLike {
+  const { Agent } = createRequire(import.meta.url)("undici") as { Agent: new () => DispatcherLike };
+  return new Agent();
+}
