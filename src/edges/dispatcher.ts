@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from "node:events";
 import type { ProviderName } from "../providers/types.js";
-import type { Session } from "../session/types.js";
+import type { Forward, Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
 import { isFormData, withEncodedForm } from "./formBody.js";
 import { deferFetchStack, existingDispatcher, fallbackAgent, fetchStackDeferred, setGlobalDispatcherSlots } from "./fetchStack.js";
@@ -39,14 +39,16 @@ export class BlackboxDispatcher extends EventEmitter {
   }
 
   dispatch(opts: DispatchOptions, handler: AnyHandler): boolean {
+    let url: string | undefined;
     let provider: ProviderName | undefined;
     try {
-      provider = opts.upgrade ? undefined : this.#session.route(requestUrl(opts));
+      url = opts.upgrade ? undefined : requestUrl(opts);
+      provider = url === undefined ? undefined : this.#session.route(url);
     } catch {
       provider = undefined;
     }
     if (!provider) return this.#passOn(opts, handler);
-    void this.#answer(opts, handler, provider);
+    void this.#answer(opts, handler, provider, url!);
     return true;
   }
 
@@ -59,13 +61,15 @@ export class BlackboxDispatcher extends EventEmitter {
     return true;
   }
 
-  async #answer(opts: DispatchOptions, handler: AnyHandler, provider: ProviderName): Promise<void> {
+  async #answer(opts: DispatchOptions, handler: AnyHandler, provider: ProviderName, url: string): Promise<void> {
     const sink = sinkFor(handler);
     try {
       sink.start();
       if (sink.done) return;
-      const request = await wireRequest(isFormData(opts.body) ? await withEncodedForm(opts) : opts);
-      const response = await this.#session.handle(request, forwardThrough(this.previous), sink.signal, provider);
+      const request = await wireRequest(isFormData(opts.body) ? await withEncodedForm(opts) : opts, url);
+      // Upstream (record, a live fork) goes below the door, aborted with the caller; made only then.
+      const forward: Forward = (req) => forwardThrough(this.previous)(req, sink.signal);
+      const response = await this.#session.handle(request, forward, undefined, provider);
       const { "content-length": _l, "content-encoding": _e, ...headers } = response.headers;
       sink.headers(response.status, headers, response.statusText ?? "");
       if (typeof response.body === "string") {

@@ -74,13 +74,12 @@ export async function readBody(body: unknown): Promise<string | undefined> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export async function wireRequest(opts: DispatchOptions): Promise<WireRequest> {
-  return {
-    method: String(opts.method).toUpperCase(),
-    url: requestUrl(opts),
-    headers: normalizeHeaders(opts.headers),
-    body: await readBody(opts.body),
-  };
+/** The WireRequest of dispatch options (`url`: requestUrl(opts), when the caller has it); no await for a string body. */
+export function wireRequest(opts: DispatchOptions, url = requestUrl(opts)): WireRequest | Promise<WireRequest> {
+  const method = String(opts.method).toUpperCase();
+  const headers = normalizeHeaders(opts.headers);
+  if (typeof opts.body === "string") return { method, url, headers, body: opts.body };
+  return readBody(opts.body).then((body) => ({ method, url, headers, body }));
 }
 
 /** Each chunk of a response body, whatever form the session gave it in. */

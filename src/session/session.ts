@@ -113,7 +113,7 @@ export class SessionImpl implements Session {
     const adapter = adapters[provider];
     const url = new URL(request.url);
     const kind = adapter.classify(request.method, url);
-    this.collectSecrets(request);
+    if (this.mode !== "replay") this.collectSecrets(request); // for the cassette a record or fork writes
     try {
       if (kind === "other") return await this.handleOther(request, forward, signal, url);
       if (typeof kind === "object") throw new BlackboxUnsupportedError(kind.unsupported);
