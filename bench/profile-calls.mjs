@@ -1,6 +1,8 @@
 // A CPU profile of the replayed messages.create calls only (not the cassette load, not
-// finish()), for bb or the floor, summed per function: where bb's per-call CPU goes.
-// Run after `npm run build`: node bench/profile-calls.mjs [bb|floor] [runs] [top]
+// finish()), summed per function: where the per-call CPU goes. Variants: bb (bb.fetch
+// replay), floor (a fetch option returning ready replies), door (replay through the global
+// dispatcher, as the register hook does) and mock (undici MockAgent as the global dispatcher).
+// Run after `npm run build`: node bench/profile-calls.mjs [bb|floor|door|mock] [runs] [top]
 // BENCH_FROM=150 profiles only calls from that turn on (the late, long-history calls);
 // BENCH_CALLERS=<function name> also sums that function's self time by its callers.
 // Sampled every 100 us: take the top lines as a guide, and confirm with timings.
@@ -9,8 +11,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { installDispatcher } from "../dist/edges/dispatcher.js";
 import { blackbox } from "../dist/index.js";
-import { API_KEY, BODIES, HEADERS, forecast, recordCassette, TURNS } from "./loop.mjs";
+import { createSession } from "../dist/session/index.js";
+import { API_KEY, BODIES, HEADERS, forecast, recordCassette, resetMock, TURNS } from "./loop.mjs";
 
 const [variant = "bb", runs = "10", top = "40"] = process.argv.slice(2);
 const FROM = Number(process.env.BENCH_FROM ?? 0);
@@ -46,6 +50,15 @@ async function once(profile) {
     const bb = blackbox({ mode: "replay", cassette });
     const answer = await run(new Anthropic({ apiKey: API_KEY, fetch: bb.fetch, maxRetries: 0 }), bb.tools({ get_weather: forecast }), profile);
     await bb.finish({ result: answer });
+  } else if (variant === "door") {
+    const session = createSession({ mode: "replay", cassette });
+    const undo = await installDispatcher(session);
+    const answer = await run(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), session.tools({ get_weather: forecast }), profile);
+    await session.finish({ result: answer });
+    undo();
+  } else if (variant === "mock") {
+    resetMock();
+    await run(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), { get_weather: forecast }, profile);
   } else {
     let turn = 0;
     const fetch = async () => new Response(BODIES[turn++], { status: 200, headers: HEADERS });
@@ -71,7 +84,7 @@ for (const p of profiles) {
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   p.samples.forEach((id, i) => {
     const cf = byId.get(id).callFrame;
-    if (cf.functionName === "dispatch" || cf.url === "node:inspector") return; // the profiler's own start/stop
+    if ((cf.functionName === "dispatch" && cf.url === "") || cf.url === "node:inspector") return; // the profiler's own start/stop
     const key = label(cf);
     const t = p.timeDeltas[i] ?? 0;
     self.set(key, (self.get(key) ?? 0) + t);
