@@ -5,11 +5,13 @@
 //   door   a replay session (createSession, strict) installed as the global dispatcher
 //          with installDispatcher, as the register hook does; tools via session.tools
 //   mock   undici MockAgent as the global dispatcher, a reply callback
+//   plumb  the door over a stub session that serves the scripted replies as they are (no
+//          parse, no comparison, no reply built): what the door's own plumbing costs (context)
 //   bb     the same replay through bb.fetch, the SDK's fetch option (context: the session's
 //          own cost, without Node's fetch stack and the dispatcher path)
 //   floor  a fetch option that returns a ready Response and compares nothing (context)
 // Run after `npm run build`: node bench/dispatcher-per-call.mjs
-// Env: BENCH_TURNS (default 200), BENCH_ROUNDS (default 5), BENCH_ONLY=door|mock|bb|floor.
+// Env: BENCH_TURNS (default 200), BENCH_ROUNDS (default 5), BENCH_ONLY=door|mock|plumb|bb|floor.
 import Anthropic from "@anthropic-ai/sdk";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +19,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { installDispatcher } from "../dist/edges/dispatcher.js";
 import { createSession } from "../dist/session/index.js";
-import { API_KEY, baseVariants, cpuMs, f2, forecast, mean, median, recordCassette, runAgent, TURNS } from "./loop.mjs";
+import { API_KEY, BODIES, HEADERS, baseVariants, cpuMs, f2, forecast, mean, median, recordCassette, runAgent, TURNS } from "./loop.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const dir = mkdtempSync(join(tmpdir(), "bbx-bench-door-"));
@@ -31,6 +33,16 @@ const variants = {
       const run = await runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), session.tools({ get_weather: forecast }));
       await session.finish({ result: run.answer });
       return run;
+    } finally {
+      undo();
+    }
+  },
+  async plumb() {
+    let turn = 0;
+    const stub = { route: () => "anthropic", handle: async () => ({ status: 200, statusText: "OK", headers: HEADERS, body: BODIES[turn++] }) };
+    const undo = await installDispatcher(stub);
+    try {
+      return await runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), { get_weather: forecast });
     } finally {
       undo();
     }
@@ -54,7 +66,7 @@ async function measure(name) {
 
 await recordCassette(cassette);
 const names = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : Object.keys(variants);
-for (const n of names) if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use door, mock, bb or floor`);
+for (const n of names) if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use door, mock, plumb, bb or floor`);
 for (const name of names) await variants[name](); // warm-up, not counted
 
 const results = Object.fromEntries(names.map((n) => [n, []]));
@@ -78,6 +90,7 @@ if (results.door && results.mock) {
     const ratio = med("door", field) / med("mock", field);
     const bb = results.bb ? `   door/bb.fetch ${f2(med("door", field) / med("bb", field))}x` : "";
     const floor = results.floor ? `   door/floor ${f2(med("door", field) / med("floor", field))}x` : "";
-    console.log(`${what.padEnd(14)} door/MockAgent ${f2(ratio)}x (target <= 1.0: ${mark(ratio <= 1)})${bb}${floor}`);
+    const plumb = results.plumb ? `   plumb/MockAgent ${f2(med("plumb", field) / med("mock", field))}x` : "";
+    console.log(`${what.padEnd(14)} door/MockAgent ${f2(ratio)}x (target <= 1.0: ${mark(ratio <= 1)})${plumb}${bb}${floor}`);
   }
 }
