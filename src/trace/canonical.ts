@@ -1,18 +1,21 @@
 import type { createHash as CreateHash } from "node:crypto";
-import { createRequire } from "node:module";
+import canonicalizeImport from "canonicalize";
 import type { JsonValue, TraceStep } from "./types.js";
 
-// node:crypto and canonicalize load at the first use, not with this module: the register
-// hook's record mode imports it at start-up and hashes nothing before the first call, and
-// the two cost ~9 ms of every hooked process's start-up on Node 20 (canonicalize is
-// CommonJS: importing it from ESM also starts Node's CommonJS export lexer).
-const load = createRequire(import.meta.url);
-let canonicalize: ((value: unknown) => string | undefined) | undefined;
+// canonicalize ships CJS with `export default`; under NodeNext the default import
+// is the module object in some setups, so take the function wherever it is. (The register
+// hook's bundle imports a lazy stand-in instead, src/edges/lazyCanonicalize.ts: it hashes
+// nothing before the first call, and importing CommonJS from ESM costs start-up.)
+const canonicalize: (value: unknown) => string | undefined =
+  typeof canonicalizeImport === "function"
+    ? (canonicalizeImport as unknown as (v: unknown) => string | undefined)
+    : (canonicalizeImport as unknown as { default: (v: unknown) => string | undefined }).default;
+
+// node:crypto at the first hash, not with this module (~3 ms of every hooked process's start-up).
 let createHash: typeof CreateHash | undefined;
 
 /** Canonical JSON (RFC 8785): keys sorted recursively, arrays in order, no whitespace. */
 export function canonicalJson(value: unknown): string {
-  canonicalize ??= load("canonicalize") as (value: unknown) => string | undefined;
   const out = canonicalize(value);
   if (out === undefined) throw new TypeError("value has no JSON form");
   return out;
@@ -38,7 +41,7 @@ export function hashInputOf(step: HashInput): HashInput {
 }
 
 export function sha256Hex(text: string): string {
-  createHash ??= (load("node:crypto") as { createHash: typeof CreateHash }).createHash;
+  createHash ??= process.getBuiltinModule("node:crypto").createHash;
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
