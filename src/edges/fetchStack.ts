@@ -66,32 +66,39 @@ export function deferFetchStack(door: object): FetchStack {
   let agent: DispatcherLike | undefined;
 
   /** Node's own descriptor back at `key`, unless the app has put something else there since. */
-  const putBack = (key: string): void => {
+  const putBack = (key: string, always = false): void => {
     const w = wrapped.get(key);
     if (!w) return;
+    // `fetch` is a plain function: the wrapper (which only adds the Agent check) stays, so a
+    // reference the app took before the first call is still globalThis.fetch after it.
+    if (key === "fetch" && !always) return;
     wrapped.delete(key);
     const now = Object.getOwnPropertyDescriptor(globalThis, key);
     if (now && now.get === w.ours.get && now.value === w.ours.value) Object.defineProperty(globalThis, key, w.original);
   };
-  const putBackAll = () => {
-    for (const key of [...wrapped.keys()]) putBack(key);
+  const putBackAll = (always = false) => {
+    for (const key of [...wrapped.keys()]) putBack(key, always);
   };
 
   const makeAgent = (): DispatcherLike => {
     if (agent) return agent;
-    const lazyKeys = [...wrapped].filter(([, w]) => w.original.get).map(([key]) => key);
+    const nodeFetch = wrapped.get("fetch")?.original.value as ((...args: unknown[]) => Promise<unknown>) | undefined;
     putBackAll();
-    const ours = globals[LEGACY_GLOBAL_DISPATCHER] === door;
+    const before = globals[LEGACY_GLOBAL_DISPATCHER];
+    const ours = before === door;
     if (ours) {
       delete globals[GLOBAL_DISPATCHER];
       delete globals[LEGACY_GLOBAL_DISPATCHER];
     }
-    // Node's own lazy getter: loads the stack, whose undici creates its Agent in the empty slot.
-    const key = lazyKeys.find((k) => Object.getOwnPropertyDescriptor(globalThis, k)?.get);
-    if (key) void globals[key];
+    // Node's own fetch, called with nothing to fetch, loads the stack (whose undici creates
+    // its Agent in the empty slot) and turns no lazy global into a plain one; it rejects.
+    if (nodeFetch) nodeFetch().catch(() => {});
+    else void globals.Response;
     const made = globals[LEGACY_GLOBAL_DISPATCHER];
-    // Loaded some other way while the door stood in the slot, Node made no Agent: undici 7's.
-    agent = isDispatcher(made) && made !== door ? made : fallbackAgent();
+    // Only an Agent Node made just now: a dispatcher the app put in the slot since (it may
+    // wrap the door), or none (the stack loaded some other way while the door stood in the
+    // slot), leaves the door an Agent of undici 7's.
+    agent = ours && isDispatcher(made) && made !== before ? made : fallbackAgent();
     if (ours) setGlobalDispatcherSlots(door);
     return agent;
   };
@@ -130,7 +137,7 @@ export function deferFetchStack(door: object): FetchStack {
   }
   setGlobalDispatcherSlots(door, true);
   const undo = () => {
-    putBackAll();
+    putBackAll(true);
     if (globals[LEGACY_GLOBAL_DISPATCHER] !== door) return;
     if (agent) {
       setGlobalDispatcherSlots(agent);

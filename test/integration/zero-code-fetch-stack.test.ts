@@ -45,7 +45,7 @@ export function report() {
 }
 `;
 
-test.runIf(defers)("a hooked process that never fetches loads none of Node's fetch stack (nor crypto); the door is in place", async () => {
+test.runIf(defers)("a hooked process that never fetches loads none of Node's fetch stack (nor crypto, nor canonicalize); the door is in place", async () => {
   const write = (name: string) => `process.on("exit", () => require("fs").writeFileSync(${JSON.stringify(join(tmp.dir, name))}, process.moduleLoadList.join("\\n")));`;
   const { writeFileSync, readFileSync } = await import("node:fs");
   writeFileSync(join(tmp.dir, "bare.cjs"), write("bare.txt"));
@@ -61,7 +61,8 @@ test.runIf(defers)("a hooked process that never fetches loads none of Node's fet
   const before = loaded("bare.txt");
   const extra = [...loaded("hooked.txt")].filter((m) => !before.has(m));
   expect(extra.length).toBeGreaterThan(0); // the hook's own modules: else this test could not fail
-  expect(extra.filter((m) => /^NativeModule (internal\/deps\/undici|http|https|tls|net|zlib|crypto)\b/.test(m))).toEqual([]);
+  // nor a CommonJS package from ESM (canonicalize loads at the first hash: Node's CommonJS export lexer stays unloaded)
+  expect(extra.filter((m) => /^NativeModule (internal\/deps\/undici|internal\/deps\/cjs-module-lexer|http|https|tls|net|zlib|crypto)\b/.test(m))).toEqual([]);
 });
 
 describe.each(["fetch", "Response", "Request", "Headers", "FormData"])("the first touch is %s", (first) => {
@@ -142,6 +143,45 @@ console.log(JSON.stringify([fetch.name, fetch.length, before, after]));
   expect(bare.stderr).toBe("");
   expect(hooked.stdout).toBe(bare.stdout);
   expect(JSON.parse(bare.stdout)[3][4]).toBe("MyFormData");
+});
+
+test("the app wraps the door in its own dispatcher before the first fetch: requests go through, no loop", async () => {
+  const dir = join(tmp.dir, "app-wraps-door");
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, "app.mjs"),
+    `const slot = Symbol.for("undici.globalDispatcher.1");
+const door = globalThis[slot];
+let seen = 0;
+const mine = { isMockActive: true, dispatch(opts, handler) { seen++; return door.dispatch(opts, handler); } };
+globalThis[slot] = mine;
+const text = await fetch(process.env.OTHER_URL + "/wrapped").then((r) => r.text());
+console.log(JSON.stringify({ text, seen }));
+`,
+  );
+  const r = await hookedNode(dir, ["app.mjs"], env(join(dir, "never.json")));
+  expect(r.stderr).toBe("");
+  expect(JSON.parse(r.stdout)).toEqual({ text: "other /wrapped", seen: 1 });
+});
+
+test("fetch taken before its first call is still globalThis.fetch after it, and the other globals stay as bare Node has them", async () => {
+  const dir = join(tmp.dir, "identity");
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, "app.mjs"),
+    `const f = fetch;
+await f(process.env.OTHER_URL + "/x").then((r) => r.text());
+const kind = (k) => (Object.getOwnPropertyDescriptor(globalThis, k).get ? "accessor" : "value");
+console.log(JSON.stringify([f === globalThis.fetch, ["FormData", "Headers", "Request", "Response"].map(kind)]));
+`,
+  );
+  const bare = await runProcess(process.execPath, ["app.mjs"], { cwd: dir, env: { OTHER_URL: otherUrl } });
+  const hooked = await hookedNode(dir, ["app.mjs"], env(join(dir, "never.json")));
+  expect(hooked.stderr).toBe("");
+  expect(JSON.parse(bare.stdout)[0]).toBe(true);
+  expect(hooked.stdout).toBe(bare.stdout);
 });
 
 test.runIf(defers)("undo before the stack loaded: the globals and the empty slot as they were, and Node makes its Agent as usual", async () => {
