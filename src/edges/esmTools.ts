@@ -4,7 +4,7 @@
  * wrapper source reaches Node by the cheapest of three roads that works in this process:
  *
  * 1. In-thread hooks (`module.registerHooks`, sound from Node 22.22.3 / 24.11.1 / 25.1):
- *    a `load` hook on this thread.
+ *    a `load` hook on this thread. Node runs these before any `module.register` loader.
  * 2. No module hooks at all, where Node has no sound in-thread hooks (Node 20, 22 < 22.15)
  *    and loads modules on this thread. There `module.register` would send every module the
  *    app loads afterwards across to a loader thread, whatever the hook does: ~300 ms more
@@ -15,23 +15,27 @@
  *    through `Module.prototype._compile`. Both are patched for the configured files only
  *    (the read, only when Node's ESM loader is the caller). Whether loads happen here is
  *    tested, not assumed: a probe file is imported first, and its read must come through.
- *    A loader registered after us (`--import tsx` after the hook) calls `module.register`,
- *    wrapped here: its first call puts road 3 in place before that loader.
  * 3. A `module.register` loader (toolLoader.ts) when another loader came first.
+ *
+ * Ours stays the outermost hook: a loader registered after it (`--import tsx` after the
+ * hook) would otherwise see a tool file first, and may answer it without asking the hooks
+ * below it, or hand them raw TypeScript. So `module.register` (and `module.registerHooks`
+ * on road 1) are wrapped: after each foreign registration ours is registered again on top.
  */
+import { writeSync } from "node:fs";
 import fsPromises from "node:fs/promises";
 import nodeModule, { syncBuiltinESMExports } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ToolTarget } from "./config.js";
 import { REGISTRY_KEY, isOriginal, wrapLoaded, wrapToolModule, type Lex, type LoadResult, type WrappedFile } from "./toolWrapper.js";
+import { reportUnreadable } from "./toolWarn.js";
 
 type AnyFn = (...args: unknown[]) => unknown;
 type Namespace = Record<string, unknown>;
 type ReadFile = (path: unknown, ...rest: unknown[]) => Promise<unknown>;
 type Register = (...args: unknown[]) => unknown;
 type Compile = (content: unknown, filename: unknown, ...rest: unknown[]) => unknown;
-type SyncLoad = (url: string, context: unknown, next: (url: string, context: unknown) => LoadResult) => LoadResult;
-type RegisterHooks = (hooks: { load: SyncLoad }) => { deregister(): void };
+type RegisterHooks = (hooks: object) => { deregister(): void };
 
 export interface EsmToolHost {
   /** The wrapped function for `target` over the export's current value `fn` (one per value). */
@@ -88,7 +92,8 @@ function makeRegistry(states: FileState[], host: EsmToolHost): Registry {
           return; // still uninitialized (an import cycle): checked at its first call
         }
         if (typeof fn === "function") host.adopt(target, exported[i]!, fn as AnyFn);
-        else host.missing(target, describe(fn));
+        // `export let f;` assigned later: its first call checks it
+        else if (!(fn === undefined && target.exportName in ns)) host.missing(target, describe(fn));
       });
     },
   };
@@ -134,24 +139,49 @@ async function lexer(): Promise<Lex> {
 }
 
 async function installRoad(byUrl: Map<string, WrappedFile>, registry: Registry): Promise<() => void> {
+  const undo: Array<() => void> = [];
+  const undoAll = () => {
+    for (const u of undo.splice(0).reverse()) u();
+  };
   const registerHooks = soundSyncHooks();
   if (registerHooks) {
     const lex = await lexer();
-    const hooks = registerHooks({ load: (url, context, next) => wrapLoaded(byUrl, lex, url, next(url, context)) });
+    const ours = { load: (url: string, context: unknown, next: (u: string, c: unknown) => LoadResult) => wrapLoaded(byUrl, lex, url, next(url, context), reportUnreadable) };
+    let hooks = registerHooks(ours);
     registry.road = "in-thread hooks";
-    return () => hooks.deregister();
+    undo.push(() => hooks.deregister());
+    // in-thread hooks registered after ours run before it: ours goes on top again
+    undo.push(
+      replace(nodeModule, "registerHooks", function (this: unknown, ...args: unknown[]) {
+        const theirs = (registerHooks as (...a: unknown[]) => { deregister(): void }).apply(this, args);
+        hooks.deregister();
+        hooks = registerHooks(ours);
+        return theirs;
+      }),
+    );
+    return undoAll;
   }
-  registry.road = "main-thread read";
-  const undo = await mainThreadRoad(byUrl, () => (registry.road = "loader thread"));
-  if (undo) return undo;
-  registry.road = "loader thread";
-  return loaderThreadRoad(byUrl, nodeModule.register as unknown as Register);
+  const register = nodeModule.register as unknown as Register;
+  const onMainThread = await mainThreadRoad(byUrl, undo);
+  registry.road = onMainThread ? "main-thread read" : "loader thread";
+  if (!onMainThread) loaderThreadRoad(byUrl, register);
+  // A loader registered after ours (on road 2: the first one, which takes module loads off
+  // this thread) gets ours on top of it. Loader-thread hooks cannot be unregistered: a copy
+  // below the top one only ever sees what the top one asks it for, and wraps it the same way.
+  undo.push(
+    replace(nodeModule, "register", function (this: unknown, ...args: unknown[]) {
+      const theirs = register.apply(this, args);
+      loaderThreadRoad(byUrl, register);
+      registry.road = "loader thread";
+      return theirs;
+    }),
+  );
+  return undoAll;
 }
 
-/** Road 3: toolLoader.ts on Node's loader thread. Hooks cannot be unregistered there: undo does nothing. */
-function loaderThreadRoad(byUrl: Map<string, WrappedFile>, register: Register): () => void {
+/** Road 3: toolLoader.ts on Node's loader thread. */
+function loaderThreadRoad(byUrl: Map<string, WrappedFile>, register: Register): void {
   register(new URL("../edges/toolLoader.js", import.meta.url).href, { data: { files: [...byUrl.entries()] } });
-  return () => {};
 }
 
 function pathOf(url: URL): string | undefined {
@@ -162,12 +192,18 @@ function pathOf(url: URL): string | undefined {
   }
 }
 
-/** Road 2; undefined when module loads do not happen on this thread. */
-async function mainThreadRoad(byUrl: Map<string, WrappedFile>, onLoaderThread: () => void): Promise<(() => void) | undefined> {
+/**
+ * Road 2, its undo pushed to `undo`; false when module loads do not happen on this thread
+ * (or Node's call sites cannot be read here, which the read's caller check needs).
+ */
+async function mainThreadRoad(byUrl: Map<string, WrappedFile>, undo: Array<() => void>): Promise<boolean> {
+  if (!callSitesReadable()) return false;
   const lex = await lexer();
   const byPath = new Map([...byUrl].map(([href, file]) => [fileURLToPath(href), { href, file }]));
   const probeHref = new URL(`../config.js?blackbox-probe=${process.pid}-${Date.now()}`, import.meta.url).href;
   let probeSeen = false;
+  /** The tool files whose wrapper Node has (or that were warned of). */
+  const served = new Set<string>();
   const originalRead = fsPromises.readFile as unknown as ReadFile;
   const readFile = function readFile(this: unknown, path: unknown, ...rest: unknown[]): Promise<unknown> {
     const read = originalRead.call(this, path, ...rest);
@@ -180,61 +216,103 @@ async function mainThreadRoad(byUrl: Map<string, WrappedFile>, onLoaderThread: (
     return read.then((bytes) => {
       if (!Buffer.isBuffer(bytes)) return bytes;
       const wrapped = wrapToolModule(lex, bytes.toString("utf8"), path.href, tool.file);
-      return wrapped === undefined ? bytes : Buffer.from(wrapped, "utf8");
+      if (wrapped === undefined) return bytes;
+      served.add(tool.href);
+      return Buffer.from(wrapped, "utf8");
     });
   };
   Object.defineProperty(readFile, "length", { value: originalRead.length });
-  const undo: Array<() => void> = [];
-  const patch = <T>(object: object, name: string, ours: T) => undo.push(replace(object, name, ours));
-  patch(fsPromises, "readFile", readFile);
+  const mine: Array<() => void> = [replace(fsPromises, "readFile", readFile)];
   await import(probeHref);
   if (!probeSeen) {
-    for (const u of undo.reverse()) u();
-    return undefined;
+    mine[0]!();
+    return false;
   }
 
-  // require() of an ES module (Node >= 20.19) compiles the source the CommonJS loader read.
+  // require() of an ES module (Node >= 20.19) compiles the source the CommonJS loader read;
+  // with require(esm) turned off, Node's own error must stay about the file as it is.
   const proto = nodeModule.prototype as unknown as { _compile: Compile };
   const originalCompile = proto._compile;
-  patch(proto, "_compile", function _compile(this: unknown, content: unknown, filename: unknown, ...rest: unknown[]) {
-    const tool = typeof filename === "string" && typeof content === "string" ? byPath.get(filename) : undefined;
-    const wrapped = tool && wrapToolModule(lex, content as string, tool.href, tool.file);
-    return originalCompile.call(this, wrapped ?? content, filename, ...rest);
-  });
+  if ((process.features as { require_module?: boolean }).require_module) {
+    mine.push(
+      replace(proto, "_compile", function _compile(this: unknown, content: unknown, filename: unknown, ...rest: unknown[]) {
+        if (typeof filename !== "string" || typeof content !== "string") return originalCompile.call(this, content, filename, ...rest);
+        const tool = byPath.get(filename);
+        const wrapped = tool && wrapToolModule(lex, content, tool.href, tool.file);
+        if (wrapped) served.add(tool.href);
+        else if (rest[0] === "module") warnUnwrappable(lex, content, filename, byPath, served);
+        return originalCompile.call(this, wrapped ?? content, filename, ...rest);
+      }),
+    );
+  }
+  undo.push(...mine);
+  return true;
+}
 
-  // A loader registered after us takes module loads off this thread: road 3 goes in first.
-  const originalRegister = nodeModule.register as unknown as Register;
-  let handedOver = false;
-  patch(nodeModule, "register", function register(this: unknown, ...args: unknown[]) {
-    if (!handedOver) {
-      handedOver = true;
-      loaderThreadRoad(byUrl, originalRegister);
-      onLoaderThread();
-    }
-    return originalRegister.apply(this, args);
-  });
-  return () => {
-    for (const u of undo.reverse()) u();
-  };
+/**
+ * require() of an ES module loads the modules it imports through Node 20's synchronous
+ * path, which reads them with a `readFileSync` the loader took at start-up: a tool file
+ * first loaded that way cannot be wrapped. Said once per tool file, for the ones the
+ * required module imports directly (those further down go unsaid).
+ */
+function warnUnwrappable(lex: Lex, source: string, filename: string, byPath: Map<string, { href: string }>, served: Set<string>): void {
+  let imports: ReturnType<Lex>[0];
+  let exports: ReturnType<Lex>[1];
+  try {
+    [imports, exports] = lex(source);
+  } catch {
+    return;
+  }
+  const specifiers = [
+    ...(imports as ReadonlyArray<{ type: string; specifier?: string | null }>).filter((i) => i.type === "static" || i.type === "reexport-star").map((i) => i.specifier),
+    ...(exports as ReadonlyArray<{ type: string; from?: string }>).filter((e) => e.type === "reexport").map((e) => e.from),
+  ];
+  const base = pathToFileURL(filename);
+  for (const specifier of specifiers) {
+    if (typeof specifier !== "string" || !/^(\.{1,2}\/|\/|file:)/.test(specifier)) continue;
+    const target = pathOf(new URL(specifier, base));
+    const tool = target === undefined ? undefined : byPath.get(target);
+    if (!tool || served.has(tool.href)) continue;
+    served.add(tool.href);
+    writeSync(
+      2,
+      `blackbox: ${filename} is loaded with require() and imports the tool file ${target}: on Node ${process.versions.node} a module that require() loads cannot be wrapped, so calls of its configured tools are not recorded. Load ${filename} with import() instead, or run on Node >= 22.22.3 / 24.11.1.\n`,
+    );
+  }
+}
+
+/** Error's stack settings can be set here (not so with `--frozen-intrinsics` or a frozen Error). */
+function callSitesReadable(): boolean {
+  const limit = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit");
+  const prepare = Object.getOwnPropertyDescriptor(Error, "prepareStackTrace");
+  return !Object.isFrozen(Error) && limit?.writable !== false && (prepare === undefined || prepare.writable !== false || prepare.set !== undefined);
 }
 
 /**
  * Whether the caller of `fn` is Node's ESM loader reading a module's source (and not the
- * app reading its own tool file by URL). Read from V8's call sites, whatever the app's
- * Error.prepareStackTrace does.
+ * app reading its own tool file by URL): `getSource` of node:internal/modules/esm/load a few
+ * frames down (an fs wrapper installed after the hook adds frames). Read from V8's call
+ * sites, whatever the app's Error.prepareStackTrace does; where they cannot be read, the
+ * read is taken to be the loader's.
  */
 function calledByEsmLoader(fn: AnyFn): boolean {
   const { prepareStackTrace, stackTraceLimit } = Error;
   const holder: { stack?: unknown } = {};
   try {
-    Error.stackTraceLimit = 1;
+    Error.stackTraceLimit = 10;
     Error.prepareStackTrace = (_err, sites) => sites;
     Error.captureStackTrace(holder, fn);
-    const sites = holder.stack as NodeJS.CallSite[] | undefined;
-    return Array.isArray(sites) && sites[0]?.getFileName() === "node:internal/modules/esm/load";
+    const sites = holder.stack;
+    return !Array.isArray(sites) || sites.some((site: NodeJS.CallSite) => site.getFileName() === "node:internal/modules/esm/load");
+  } catch {
+    return true;
   } finally {
-    Error.prepareStackTrace = prepareStackTrace;
-    Error.stackTraceLimit = stackTraceLimit;
+    try {
+      Error.prepareStackTrace = prepareStackTrace;
+      Error.stackTraceLimit = stackTraceLimit;
+    } catch {
+      // left as it was: nothing was changed
+    }
   }
 }
 

@@ -10,7 +10,7 @@
  */
 import { realpathSync } from "node:fs";
 import nodeModule, { createRequire, syncBuiltinESMExports } from "node:module";
-import { dirname, parse } from "node:path";
+import { dirname, parse, resolve } from "node:path";
 import type { AnyFn, Session } from "../session/types.js";
 import type { ToolTarget } from "./config.js";
 import { installEsmTools } from "./esmTools.js";
@@ -29,7 +29,7 @@ function defaultMissing(target: ToolTarget, found: string): void {
   process.exit(2);
 }
 
-export function isWrapped(fn: unknown): boolean {
+function isWrapped(fn: unknown): boolean {
   return typeof fn === "function" && (fn as unknown as Record<symbol, unknown>)[WRAPPED] !== undefined;
 }
 
@@ -67,6 +67,20 @@ function realpathOr(file: string): string {
   } catch {
     return file;
   }
+}
+
+/** The script Node runs (process.argv[1]), by real path, as Node resolves it. */
+function entryPoint(): string | undefined {
+  const main = process.argv[1];
+  if (!main) return undefined;
+  for (const ext of ["", ".js", ".mjs", ".cjs"]) {
+    try {
+      return realpathSync(resolve(main + ext));
+    } catch {
+      // try the next extension
+    }
+  }
+  return undefined;
 }
 
 /** The targets by file, keyed by real path: Node resolves modules through symlinks. */
@@ -110,7 +124,11 @@ export async function installToolHooks(
   if (targets.length === 0) return () => {};
   const files = byFile(targets);
   const patchFile = (file: string, exported: unknown) => patchExports(exported, files.get(file)!, session, missing);
-  const undoEsm = await installEsmTools(files, {
+  // A tool file run as the entry point stays itself (its "am I the main module" checks hold);
+  // nothing imports an entry point's exports.
+  const entry = entryPoint();
+  const imported = new Map([...files].filter(([file]) => file !== entry));
+  const undoEsm = await installEsmTools(imported, {
     bind: (target, fn) => (isWrapped(fn) ? fn : wrap(session, target, fn)),
     adopt: (target, exported, fn) => {
       Object.defineProperty(exported, "name", { value: fn.name || target.name });
@@ -118,7 +136,7 @@ export async function installToolHooks(
     },
     missing,
   });
-  const undoImport = hookEsmImportOfCommonJs(files, patchFile);
+  const undoImport = hookEsmImportOfCommonJs(imported, patchFile);
   const { Hook: RequireHook } = await import("require-in-the-middle");
   // require-in-the-middle passes a whitelisted file's base name without its extension and
   // its folder, which two files (tools.js, tools.cjs) can share: the module whose exports

@@ -5,6 +5,7 @@
  * files by URL; the wrapper modules themselves run on the main thread and call its registry.
  */
 import { init, parse } from "es-module-lexer";
+import { reportUnreadable } from "./toolWarn.js";
 import { wrapLoaded, type Lex, type LoadResult, type WrappedFile } from "./toolWrapper.js";
 
 let files = new Map<string, WrappedFile>();
@@ -19,5 +20,5 @@ export async function load(
   context: unknown,
   nextLoad: (url: string, context: unknown) => Promise<LoadResult>,
 ): Promise<LoadResult> {
-  return wrapLoaded(files, parse as Lex, url, await nextLoad(url, context));
+  return wrapLoaded(files, parse as Lex, url, await nextLoad(url, context), reportUnreadable);
 }

@@ -12,7 +12,7 @@
  */
 
 /** The query that names a tool file's own module behind its wrapper. */
-export const ORIGINAL_MARK = "blackbox-tool-original";
+const ORIGINAL_MARK = "blackbox-tool-original";
 /** `Symbol.for` key of the registry the wrapper modules call. */
 export const REGISTRY_KEY = "ardaulas.blackbox.esmTools.v1";
 
@@ -39,13 +39,13 @@ export function isOriginal(urlOrSearch: string): boolean {
 }
 
 /** The URL of the file's own module: the same URL with the mark added to its query. */
-export function originalUrl(href: string): string {
+function originalUrl(href: string): string {
   const url = new URL(href);
   url.search = `${url.search ? `${url.search}&` : "?"}${ORIGINAL_MARK}`;
   return url.href;
 }
 
-export function wrapperSource(originalHref: string, file: WrappedFile, hasDefault: boolean): string {
+function wrapperSource(originalHref: string, file: WrappedFile, hasDefault: boolean): string {
   const from = JSON.stringify(originalHref);
   const registry = `globalThis[Symbol.for(${JSON.stringify(REGISTRY_KEY)})]`;
   const lines = [`import * as __blackbox_ns from ${from};`, `export * from ${from};`];
@@ -64,12 +64,19 @@ export function wrapperSource(originalHref: string, file: WrappedFile, hasDefaul
  * source is not an ES module (Node then loads it as CommonJS, where require() hooks take it)
  * or does not parse (Node reports that, as it would without us).
  */
-export function wrapToolModule(lex: Lex, source: string, href: string, file: WrappedFile): string | undefined {
+export function wrapToolModule(
+  lex: Lex,
+  source: string,
+  href: string,
+  file: WrappedFile,
+  unreadable?: (href: string, err: unknown) => void,
+): string | undefined {
   let exports: ReturnType<Lex>[1];
   let hasModuleSyntax: boolean;
   try {
     [, exports, , hasModuleSyntax] = lex(source);
-  } catch {
+  } catch (err) {
+    unreadable?.(href, err);
     return undefined;
   }
   if (!hasModuleSyntax) return undefined;
@@ -94,12 +101,20 @@ function text(source: unknown): string | undefined {
 /**
  * A `load` hook's result for `href` with the wrapper in place of a configured ESM file
  * (found in `files` by its URL without query or hash); any other result as it was.
+ * `unreadable`: told of a module the lexer cannot read (say, JSX a loader below has not
+ * compiled), whose tools then go unrecorded.
  */
-export function wrapLoaded(files: ReadonlyMap<string, WrappedFile>, lex: Lex, href: string, result: LoadResult): LoadResult {
+export function wrapLoaded(
+  files: ReadonlyMap<string, WrappedFile>,
+  lex: Lex,
+  href: string,
+  result: LoadResult,
+  unreadable?: (href: string, err: unknown) => void,
+): LoadResult {
   if (isOriginal(href)) return result;
   const file = files.get(href.replace(/[?#].*$/s, ""));
   if (!file || (result.format !== "module" && result.format !== "module-typescript")) return result;
   const source = text(result.source);
-  const wrapped = source === undefined ? undefined : wrapToolModule(lex, source, href, file);
+  const wrapped = source === undefined ? undefined : wrapToolModule(lex, source, href, file, unreadable);
   return wrapped === undefined ? result : { ...result, format: "module", source: wrapped };
 }

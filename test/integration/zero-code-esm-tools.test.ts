@@ -218,13 +218,127 @@ describe("other loaders", () => {
     expect(toolNames(r.trace)).toEqual(["whereAmI"]);
   });
 
-  test(`a loader registered after the hook: the wrappers' loader goes in first (${road})`, async () => {
+  test(`a loader registered after the hook: the wrappers' loader goes on top of it (${road})`, async () => {
     const dir = project(files);
     const r = await bareAndHooked(dir, "app.mjs", [], ["--import", "./loader.mjs"]);
     const [bareUrl] = r.bare.trim().split("\n");
     expect(r.hooked).toBe(`${bareUrl}${MARK}\n${road}\n`);
     expect(toolNames(r.trace)).toEqual(["whereAmI"]);
   });
+  test("a loader registered after the hook that answers the tool file itself, without asking the hooks below it", async () => {
+    const dir = project({
+      ...files,
+      "hooks.mjs": `import { readFileSync } from "node:fs";
+export async function load(url, context, next) {
+  if (url.endsWith("/tools.mjs")) return { format: "module", source: readFileSync(new URL(url)), shortCircuit: true };
+  return next(url, context);
+}
+`,
+    });
+    const r = await bareAndHooked(dir, "app.mjs", [], ["--import", "./loader.mjs"]);
+    const [bareUrl] = r.bare.trim().split("\n");
+    expect(r.hooked.split("\n")[0]).toBe(`${bareUrl}${MARK}`);
+    expect(toolNames(r.trace)).toEqual(["whereAmI"]);
+  });
+
+  test.runIf(OWN_ROAD === "in-thread hooks")("in-thread hooks registered after the hook that answer the tool file: ours goes on top again", async () => {
+    const dir = project({
+      ...files,
+      "loader.mjs": `import { registerHooks } from "node:module";
+import { readFileSync } from "node:fs";
+registerHooks({ load(url, context, next) {
+  if (url.endsWith("/tools.mjs")) return { format: "module", source: readFileSync(new URL(url)), shortCircuit: true };
+  return next(url, context);
+} });
+`,
+    });
+    const r = await bareAndHooked(dir, "app.mjs", [], ["--import", "./loader.mjs"]);
+    expect(r.hooked).toContain(MARK);
+    expect(toolNames(r.trace)).toEqual(["whereAmI"]);
+  });
+
+  test("an fs.promises.readFile wrapper installed after the hook, and a frozen Error before it: the tools are still wrapped", async () => {
+    const dir = project({
+      ...files,
+      "wrapfs.mjs": `import fsp from "node:fs/promises";
+import { syncBuiltinESMExports } from "node:module";
+const read = fsp.readFile;
+fsp.readFile = function readFile(...args) { return read.apply(this, args); };
+syncBuiltinESMExports();
+`,
+      "freeze.mjs": "Object.freeze(Error);\n",
+    });
+    const wrapped = await bareAndHooked(dir, "app.mjs", [], ["--import", "./wrapfs.mjs"]);
+    expect(wrapped.hooked).toContain(MARK);
+    expect(toolNames(wrapped.trace)).toEqual(["whereAmI"]);
+    const frozen = await bareAndHooked(dir, "app.mjs", ["--import", "./freeze.mjs"]);
+    expect(frozen.hooked).toContain(MARK);
+    expect(toolNames(frozen.trace)).toEqual(["whereAmI"]);
+  });
+});
+
+describe("exports the module settles later", () => {
+  test("`export let f` assigned by an init function: no refusal at load, each call after init recorded", async () => {
+    const dir = project({
+      "tools.mjs": "export let lookup;\nexport function init() { lookup = (q) => `found ${q}`; }\n",
+      "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["lookup"] }] };\n',
+      "app.mjs": 'import { init, lookup } from "./tools.mjs";\ninit();\nconsole.log(await lookup("x"));\n',
+    });
+    const r = await bareAndHooked(dir, "app.mjs");
+    expect(r.hooked).toBe("found x\n");
+    expect(r.bare).toBe(r.hooked);
+    expect(toolNames(r.trace)).toEqual(["lookup"]);
+  });
+});
+
+test("a tool file run as the entry point stays itself: its main-module check holds", async () => {
+  const dir = project({
+    "tools.mjs": `import { pathToFileURL } from "node:url";
+export function ping() { return 1; }
+console.log(import.meta.url === pathToFileURL(process.argv[1]).href ? "main" : "not main");
+`,
+    "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["ping"] }] };\n',
+  });
+  const bare = await runProcess(process.execPath, ["tools.mjs"], { cwd: dir });
+  const hooked = await hookedNode(dir, ["tools.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "never.json") });
+  expect([bare.stdout, hooked.stdout, hooked.stderr]).toEqual(["main\n", "main\n", ""]);
+});
+
+test("a tool file imported by a module that require() loads: wrapped where Node has in-thread hooks, else one clear warning", async () => {
+  const dir = project({
+    "tools.mjs": "export function ping(n) { return n + 1; }\n",
+    "agent.mjs": 'import { ping } from "./tools.mjs";\nexport const run = () => ping(1);\n',
+    "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["ping"] }] };\n',
+    "app.cjs": 'const { run } = require("./agent.mjs");\nPromise.resolve(run()).then((v) => console.log(v));\n',
+  });
+  const out = join(dir, "out.json");
+  const r = await hookedNode(dir, ["app.cjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  expect(r.stdout).toBe("2\n");
+  if (OWN_ROAD === "in-thread hooks") {
+    expect(r.stderr).toBe("");
+    expect(toolNames(readCassette(out))).toEqual(["ping"]);
+  } else {
+    expect(r.stderr).toBe(
+      `blackbox: ${join(dir, "agent.mjs")} is loaded with require() and imports the tool file ${join(dir, "tools.mjs")}: on Node ${process.versions.node} a module that require() loads cannot be wrapped, so calls of its configured tools are not recorded. Load ${join(dir, "agent.mjs")} with import() instead, or run on Node >= 22.22.3 / 24.11.1.\n`,
+    );
+  }
+});
+
+test("require() of an ES tool file with require(esm) turned off fails with Node's own error about the file", async () => {
+  const dir = project({
+    "package.json": '{ "name": "untyped" }',
+    "tools.js": "export function ping() { return 1; }\n",
+    "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.js", exports: ["ping"] }] };\n',
+    "app.cjs": 'require("./tools.js");\n',
+  });
+  const args = ["--no-experimental-require-module", "--no-warnings"];
+  const bare = await runProcess(process.execPath, [...args, "app.cjs"], { cwd: dir });
+  const hooked = await hookedNode(dir, [...args, "app.cjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "never.json") });
+  const firstLines = (text: string) => text.split("\n").filter((l) => /Error|export/.test(l)).slice(0, 2);
+  expect(bare.code).not.toBe(0);
+  expect(hooked.code).toBe(bare.code);
+  expect(firstLines(hooked.stderr)).toEqual(firstLines(bare.stderr));
+  expect(hooked.stderr).not.toContain("__blackbox");
 });
 
 test("tools.js and tools.cjs side by side: each file's own exports are wrapped, under their own names", async () => {
