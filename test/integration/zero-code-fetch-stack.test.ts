@@ -5,6 +5,7 @@
  * (record mode, no config) against the fake provider and a second server on loopback.
  */
 import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -33,6 +34,13 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
+/** A new folder in the temp dir. */
+function folder(name: string): string {
+  const dir = join(tmp.dir, name);
+  mkdirSync(dir);
+  return dir;
+}
+
 const env = (out: string) => ({ BLACKBOX_MODE: "record", BLACKBOX_OUT: out, ANTHROPIC_BASE_URL: fake.anthropicUrl, OTHER_URL: otherUrl });
 
 /** Prints whether the door holds the global slot, what is below it, and whether undici 7 (the fallback) was loaded. */
@@ -47,7 +55,6 @@ export function report() {
 
 test.runIf(defers)("a hooked process that never fetches loads none of Node's fetch stack (nor crypto, nor canonicalize); the door is in place", async () => {
   const write = (name: string) => `process.on("exit", () => require("fs").writeFileSync(${JSON.stringify(join(tmp.dir, name))}, process.moduleLoadList.join("\\n")));`;
-  const { writeFileSync, readFileSync } = await import("node:fs");
   writeFileSync(join(tmp.dir, "bare.cjs"), write("bare.txt"));
   writeFileSync(join(tmp.dir, "hooked.cjs"), write("hooked.txt"));
   writeFileSync(
@@ -67,9 +74,7 @@ test.runIf(defers)("a hooked process that never fetches loads none of Node's fet
 
 describe.each(["fetch", "Response", "Request", "Headers", "FormData"])("the first touch is %s", (first) => {
   test("Node's own Agent is made below the door: provider calls are recorded, other requests pass on", async () => {
-    const dir = join(tmp.dir, `touch-${first}`);
-    const { mkdirSync, writeFileSync } = await import("node:fs");
-    mkdirSync(dir);
+    const dir = folder(`touch-${first}`);
     writeFileSync(join(dir, "report.mjs"), REPORT);
     const touch = first === "fetch" ? "await fetch(process.env.OTHER_URL + '/first').then((r) => r.text())" : `typeof ${first}`;
     writeFileSync(
@@ -95,9 +100,7 @@ console.log(report());
 });
 
 test("undici's own request and fetch before anything touches Node's fetch: through the door, Node's Agent below it", async () => {
-  const dir = join(tmp.dir, "undici-first");
-  const { mkdirSync, writeFileSync } = await import("node:fs");
-  mkdirSync(dir);
+  const dir = folder("undici-first");
   writeFileSync(join(dir, "report.mjs"), REPORT.replace("k.includes(\"/node_modules/undici/\")", "false"));
   writeFileSync(
     join(dir, "app.mjs"),
@@ -125,9 +128,7 @@ console.log(report());
 });
 
 test("the globals look as Node made them: names, lengths, descriptors, and a global the app replaces first", async () => {
-  const dir = join(tmp.dir, "globals");
-  const { mkdirSync, writeFileSync } = await import("node:fs");
-  mkdirSync(dir);
+  const dir = folder("globals");
   writeFileSync(
     join(dir, "app.mjs"),
     `const d = (k) => { const x = Object.getOwnPropertyDescriptor(globalThis, k); return [k, x.get ? "accessor" : typeof x.value, x.enumerable, x.configurable]; };
@@ -146,9 +147,7 @@ console.log(JSON.stringify([fetch.name, fetch.length, before, after]));
 });
 
 test("the app wraps the door in its own dispatcher before the first fetch: requests go through, no loop", async () => {
-  const dir = join(tmp.dir, "app-wraps-door");
-  const { mkdirSync, writeFileSync } = await import("node:fs");
-  mkdirSync(dir);
+  const dir = folder("app-wraps-door");
   writeFileSync(
     join(dir, "app.mjs"),
     `const slot = Symbol.for("undici.globalDispatcher.1");
@@ -166,9 +165,7 @@ console.log(JSON.stringify({ text, seen }));
 });
 
 test("fetch taken before its first call is still globalThis.fetch after it, and the other globals stay as bare Node has them", async () => {
-  const dir = join(tmp.dir, "identity");
-  const { mkdirSync, writeFileSync } = await import("node:fs");
-  mkdirSync(dir);
+  const dir = folder("identity");
   writeFileSync(
     join(dir, "app.mjs"),
     `const f = fetch;
@@ -185,9 +182,7 @@ console.log(JSON.stringify([f === globalThis.fetch, ["FormData", "Headers", "Req
 });
 
 test.runIf(defers)("undo before the stack loaded: the globals and the empty slot as they were, and Node makes its Agent as usual", async () => {
-  const dir = join(tmp.dir, "undo");
-  const { mkdirSync, writeFileSync } = await import("node:fs");
-  mkdirSync(dir);
+  const dir = folder("undo");
   const stack = JSON.stringify(join(ROOT, "dist", "edges", "fetchStack.js"));
   writeFileSync(
     join(dir, "undo.mjs"),
@@ -210,9 +205,7 @@ console.log(JSON.stringify({ during, same: JSON.stringify(after) === JSON.string
 });
 
 test.runIf(!defers)("where Node's fetch stack loads at any look at it, the door goes over Node's own Agent at once", async () => {
-  const dir = join(tmp.dir, "eager");
-  const { mkdirSync, writeFileSync } = await import("node:fs");
-  mkdirSync(dir);
+  const dir = folder("eager");
   writeFileSync(join(dir, "report.mjs"), REPORT);
   writeFileSync(join(dir, "app.mjs"), 'import { report } from "./report.mjs";\nconsole.log(report());\n');
   const r = await hookedNode(dir, ["app.mjs"], env(join(dir, "never.json")));
