@@ -24,10 +24,11 @@
  */
 import { writeSync } from "node:fs";
 import fsPromises from "node:fs/promises";
-import nodeModule, { syncBuiltinESMExports } from "node:module";
+import nodeModule from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ToolTarget } from "./config.js";
 import { REGISTRY_KEY, isOriginal, wrapLoaded, wrapToolModule, type Lex, type LoadResult, type WrappedFile } from "./toolWrapper.js";
+import { replaceProperty } from "./patch.js";
 import { reportUnreadable } from "./toolWarn.js";
 
 type AnyFn = (...args: unknown[]) => unknown;
@@ -152,7 +153,7 @@ async function installRoad(byUrl: Map<string, WrappedFile>, registry: Registry):
     undo.push(() => hooks.deregister());
     // in-thread hooks registered after ours run before it: ours goes on top again
     undo.push(
-      replace(nodeModule, "registerHooks", function (this: unknown, ...args: unknown[]) {
+      replaceProperty(nodeModule, "registerHooks", function (this: unknown, ...args: unknown[]) {
         const theirs = (registerHooks as (...a: unknown[]) => { deregister(): void }).apply(this, args);
         hooks.deregister();
         hooks = registerHooks(ours);
@@ -169,7 +170,7 @@ async function installRoad(byUrl: Map<string, WrappedFile>, registry: Registry):
   // this thread) gets ours on top of it. Loader-thread hooks cannot be unregistered: a copy
   // below the top one only ever sees what the top one asks it for, and wraps it the same way.
   undo.push(
-    replace(nodeModule, "register", function (this: unknown, ...args: unknown[]) {
+    replaceProperty(nodeModule, "register", function (this: unknown, ...args: unknown[]) {
       const theirs = register.apply(this, args);
       loaderThreadRoad(byUrl, register);
       registry.road = "loader thread";
@@ -222,7 +223,7 @@ async function mainThreadRoad(byUrl: Map<string, WrappedFile>, undo: Array<() =>
     });
   };
   Object.defineProperty(readFile, "length", { value: originalRead.length });
-  const mine: Array<() => void> = [replace(fsPromises, "readFile", readFile)];
+  const mine: Array<() => void> = [replaceProperty(fsPromises, "readFile", readFile)];
   await import(probeHref);
   if (!probeSeen) {
     mine[0]!();
@@ -235,7 +236,7 @@ async function mainThreadRoad(byUrl: Map<string, WrappedFile>, undo: Array<() =>
   const originalCompile = proto._compile;
   if ((process.features as { require_module?: boolean }).require_module) {
     mine.push(
-      replace(proto, "_compile", function _compile(this: unknown, content: unknown, filename: unknown, ...rest: unknown[]) {
+      replaceProperty(proto, "_compile", function _compile(this: unknown, content: unknown, filename: unknown, ...rest: unknown[]) {
         if (typeof filename !== "string" || typeof content !== "string") return originalCompile.call(this, content, filename, ...rest);
         const tool = byPath.get(filename);
         const wrapped = tool && wrapToolModule(lex, content, tool.href, tool.file);
@@ -314,20 +315,4 @@ function calledByEsmLoader(fn: AnyFn): boolean {
       // left as it was: nothing was changed
     }
   }
-}
-
-/**
- * Put `ours` at `object[name]` (and in the builtin ES modules' named exports); returns the
- * undo, which puts the original back where ours still stands (a later patch on top is kept).
- */
-function replace(object: object, name: string, ours: unknown): () => void {
-  const o = object as Record<string, unknown>;
-  const original = o[name];
-  o[name] = ours;
-  syncBuiltinESMExports();
-  return () => {
-    if (o[name] !== ours) return;
-    o[name] = original;
-    syncBuiltinESMExports();
-  };
 }

@@ -9,11 +9,12 @@
  * wrapped twice.
  */
 import { realpathSync } from "node:fs";
-import nodeModule, { createRequire, syncBuiltinESMExports } from "node:module";
+import nodeModule, { createRequire } from "node:module";
 import { dirname, parse, resolve } from "node:path";
 import type { AnyFn, Session } from "../session/types.js";
 import type { ToolTarget } from "./config.js";
 import { installEsmTools } from "./esmTools.js";
+import { replaceProperty } from "./patch.js";
 
 const WRAPPED = Symbol.for("ardaulas.blackbox.tool.v1");
 
@@ -97,7 +98,7 @@ function byFile(targets: ToolTarget[]): Map<string, ToolTarget[]> {
 function hookEsmImportOfCommonJs(files: Map<string, ToolTarget[]>, patchFile: (file: string, exported: unknown) => unknown): () => void {
   const mod = nodeModule as unknown as { _load: Load; _cache: Record<string, { exports: unknown } | undefined> };
   const original = mod._load;
-  const load = function _load(this: unknown, request: unknown, parent: unknown, ...rest: unknown[]): unknown {
+  return replaceProperty(mod, "_load", function _load(this: unknown, request: unknown, parent: unknown, ...rest: unknown[]): unknown {
     const exported = original.call(this, request, parent, ...rest);
     // The ESM loader passes the resolved filename and no parent module.
     if (parent != null || typeof request !== "string" || !files.has(request)) return exported;
@@ -105,14 +106,7 @@ function hookEsmImportOfCommonJs(files: Map<string, ToolTarget[]>, patchFile: (f
     const record = mod._cache[request];
     if (record && record.exports !== patched) record.exports = patched;
     return patched;
-  };
-  mod._load = load;
-  syncBuiltinESMExports();
-  return () => {
-    if (mod._load !== load) return;
-    mod._load = original;
-    syncBuiltinESMExports();
-  };
+  });
 }
 
 /** Install the hooks for the configured tools. Returns undo (harmless twice). */
