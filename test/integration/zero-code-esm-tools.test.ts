@@ -50,6 +50,14 @@ async function bareAndHooked(dir: string, app: string, preArgs: string[] = [], p
   return { bare: bare.stdout, hooked: hooked.stdout, trace: readCassette(out) };
 }
 
+/** bareAndHooked, where the app prints `output` both ways. */
+async function sameAsBare(dir: string, app: string, output: string, preArgs: string[] = []) {
+  const r = await bareAndHooked(dir, app, preArgs);
+  expect(r.hooked).toBe(output);
+  expect(r.bare).toBe(output);
+  return r;
+}
+
 const WEATHER_TOOLS = `
 export function get_weather(city) { return { city, sky: "sun" }; }
 export const unit = "celsius";
@@ -100,9 +108,7 @@ console.log(JSON.stringify(await get_weather("Lisbon")), await ns.save_note("rai
       "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", export: "default", name: "lookup" }] };\n',
       "app.mjs": 'import lookup, { other } from "./tools.mjs";\nconsole.log(lookup.name, await lookup("abc"), other);\n',
     });
-    const r = await bareAndHooked(dir, "app.mjs");
-    expect(r.hooked).toBe("lookup ABC 2\n");
-    expect(r.bare).toBe(r.hooked);
+    const r = await sameAsBare(dir, "app.mjs", "lookup ABC 2\n");
     expect(toolNames(r.trace)).toEqual(["lookup"]);
   });
 
@@ -112,9 +118,7 @@ console.log(JSON.stringify(await get_weather("Lisbon")), await ns.save_note("rai
       "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["search"] }] };\n',
       "app.mjs": 'import { search, upgrade } from "./tools.mjs";\nconsole.log(await search("a"));\nupgrade();\nconsole.log(await search("b"));\n',
     });
-    const r = await bareAndHooked(dir, "app.mjs");
-    expect(r.hooked).toBe("old a\nnew b\n");
-    expect(r.bare).toBe(r.hooked);
+    const r = await sameAsBare(dir, "app.mjs", "old a\nnew b\n");
     const results = r.trace.steps.filter((s) => s.type === "tool_result").map((s) => (s.payload as { result: unknown }).result);
     expect(results).toEqual(["old a", "new b"]);
   });
@@ -143,9 +147,7 @@ import { ping } from "./tools.mjs";
 console.log(JSON.stringify(String(await readFile(new URL("./tools.mjs", import.meta.url)))), await ping());
 `,
     });
-    const r = await bareAndHooked(dir, "app.mjs");
-    expect(r.hooked).toBe('"export function ping() { return 1; }\\n" 1\n');
-    expect(r.bare).toBe(r.hooked);
+    const r = await sameAsBare(dir, "app.mjs", '"export function ping() { return 1; }\\n" 1\n');
   });
 
   test("a .js file with no package type is ESM or CommonJS by its syntax, as Node decides, and wrapped either way", async () => {
@@ -157,9 +159,7 @@ console.log(JSON.stringify(String(await readFile(new URL("./tools.mjs", import.m
         'export default { tools: [{ module: "./esm-tools.js", exports: ["fromEsm"] }, { module: "./cjs-tools.js", exports: ["fromCjs"] }] };\n',
       "app.mjs": 'import { fromEsm } from "./esm-tools.js";\nimport { fromCjs } from "./cjs-tools.js";\nconsole.log(await fromEsm(1), await fromCjs(2));\n',
     });
-    const r = await bareAndHooked(dir, "app.mjs", ["--no-warnings"]); // Node warns of the reparse
-    expect(r.hooked).toBe("esm 1 cjs 2\n");
-    expect(r.bare).toBe(r.hooked);
+    const r = await sameAsBare(dir, "app.mjs", "esm 1 cjs 2\n", ["--no-warnings"]); // Node warns of the reparse
     expect(toolNames(r.trace)).toEqual(["fromEsm", "fromCjs"]);
   });
 
@@ -174,9 +174,7 @@ const required = createRequire(import.meta.url)("./tools.mjs");
 console.log(await ping(1), await required.ping(2));
 `,
     });
-    const r = await bareAndHooked(dir, "app.mjs");
-    expect(r.hooked).toBe("2 4\n");
-    expect(r.bare).toBe(r.hooked);
+    const r = await sameAsBare(dir, "app.mjs", "2 4\n");
     expect(toolNames(r.trace)).toEqual(["ping", "ping"]);
   });
   test("require()d first and imported after, it is still one module, wrapped once", async () => {
@@ -191,9 +189,7 @@ const required = require("./tools.mjs");
 })();
 `,
     });
-    const r = await bareAndHooked(dir, "app.cjs");
-    expect(r.hooked).toBe("3 6 true\n");
-    expect(r.bare).toBe(r.hooked);
+    const r = await sameAsBare(dir, "app.cjs", "3 6 true\n");
     expect(toolNames(r.trace)).toEqual(["ping", "ping"]);
   });
 });
@@ -284,9 +280,7 @@ describe("exports the module settles later", () => {
       "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["lookup"] }] };\n',
       "app.mjs": 'import { init, lookup } from "./tools.mjs";\ninit();\nconsole.log(await lookup("x"));\n',
     });
-    const r = await bareAndHooked(dir, "app.mjs");
-    expect(r.hooked).toBe("found x\n");
-    expect(r.bare).toBe(r.hooked);
+    const r = await sameAsBare(dir, "app.mjs", "found x\n");
     expect(toolNames(r.trace)).toEqual(["lookup"]);
   });
 });
@@ -354,8 +348,6 @@ const cjs = require("./tools.cjs");
 (async () => console.log(await js.alpha(1), await cjs.beta(2), js.shared(), cjs.shared()))();
 `,
   });
-  const r = await bareAndHooked(dir, "app.cjs");
-  expect(r.hooked).toBe("alpha 1 beta 2 js cjs\n");
-  expect(r.bare).toBe(r.hooked);
+  const r = await sameAsBare(dir, "app.cjs", "alpha 1 beta 2 js cjs\n");
   expect(toolNames(r.trace)).toEqual(["alpha", "beta"]);
 });
