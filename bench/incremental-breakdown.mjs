@@ -13,7 +13,7 @@ import { loadTraceSync } from "../dist/edges/store.js";
 import { ToolCallIds } from "../dist/providers/ids.js";
 import { anthropicAdapter, compareModelInput } from "../dist/providers/index.js";
 import { IncrementalRequests } from "../dist/session/incremental.js";
-import { shareRecordedHistory } from "../dist/session/share.js";
+import { shareRecordedHistory } from "../dist/trace/share.js";
 import { API_KEY, forecast, recordCassette, runAgent, TURNS } from "./loop.mjs";
 
 const PASSES = 25;

@@ -7,7 +7,8 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { CassetteWriteError, TraceLoadError } from "../errors.js";
-import { parseTrace } from "../trace/parse.js";
+import { parseTrace, parseTraceShared } from "../trace/parse.js";
+import type { SharedValues } from "../trace/share.js";
 import { removeStaleTemps } from "./staleTemps.js";
 import type { Trace } from "../trace/types.js";
 
@@ -69,6 +70,11 @@ export async function loadTrace(file: string): Promise<Trace> {
 
 export function loadTraceSync(file: string): Trace {
   return parseTrace(readCassetteTextSync(file), file);
+}
+
+/** loadTraceSync with the recorded history shared (parseTraceShared): what replay and fork load. */
+export function loadTraceSharedSync(file: string): { trace: Trace; shared: SharedValues } {
+  return parseTraceShared(readCassetteTextSync(file), file);
 }
 
 /** The JSON text of a cassette: 2-space indent and a trailing newline. */

@@ -6,7 +6,7 @@ import { terminalStepOf } from "../trace/payloads.js";
 import type { JsonValue, ModelInput, ModelOutput, Trace, TraceStep } from "../trace/types.js";
 import type { MatchMode } from "./types.js";
 import { pairsAt, type RecordedPair } from "./rounds.js";
-import { shareRecordedHistory } from "./share.js";
+import { shareRecordedHistory } from "../trace/share.js";
 
 const HINT =
   "If the change is intended, re-record the run (blackbox record -- <command>), or replay with --match sequence to serve the recording in order without comparing.";

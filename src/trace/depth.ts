@@ -6,6 +6,7 @@
  * with their path. Pure.
  */
 import { appendPath } from "./jsonPath.js";
+import type { SharedValues } from "./share.js";
 
 /** Deepest nesting of arrays and objects a cassette may have (real runs stay far below). */
 export const MAX_JSON_DEPTH = 256;
@@ -24,10 +25,16 @@ function pathOf(at: At | undefined): string {
 const bad = (value: unknown, depth: number, max: number): boolean =>
   typeof value === "number" ? !Number.isFinite(value) : value !== null && typeof value === "object" && depth >= max;
 
-/** Fast pass: is anything too deep or not finite? (No paths, no allocation per value.) */
-function anyBad(root: unknown, max: number): boolean {
+/**
+ * Fast pass: is anything too deep or not finite? (No paths, no allocation per value.)
+ * A `shared` object (src/trace/share.ts) is gone through once per depth it is met at or
+ * deeper: met again no deeper, its subtree is known fine (were it not, the pass would
+ * have returned true already, since everything pushed is checked before `false`).
+ */
+function anyBad(root: unknown, max: number, shared: SharedValues | undefined): boolean {
   const values: unknown[] = [root];
   const depths: number[] = [0];
+  const seenAt = shared && shared.size > 0 ? new Map<object, number>() : undefined;
   while (values.length > 0) {
     const value = values.pop();
     const depth = depths.pop()!;
@@ -35,6 +42,11 @@ function anyBad(root: unknown, max: number): boolean {
     if (value === null || typeof value !== "object") continue;
     for (const child of Array.isArray(value) ? value : Object.values(value)) {
       if (typeof child === "number" || (child !== null && typeof child === "object")) {
+        if (seenAt && typeof child === "object" && shared!.has(child)) {
+          const at = seenAt.get(child);
+          if (at !== undefined && at >= depth + 1) continue;
+          seenAt.set(child, depth + 1);
+        }
         values.push(child);
         depths.push(depth + 1);
       }
@@ -48,9 +60,12 @@ export interface UnsafeValue {
   message: string;
 }
 
-/** The first value nested deeper than `max` or not a finite number, with a message; undefined when none. */
-export function unsafeValueIn(root: unknown, max = MAX_JSON_DEPTH): UnsafeValue | undefined {
-  if (!anyBad(root, max)) return undefined;
+/**
+ * The first value nested deeper than `max` or not a finite number, with a message; undefined when none.
+ * `shared`: objects standing at several places (src/trace/share.ts), gone through once.
+ */
+export function unsafeValueIn(root: unknown, max = MAX_JSON_DEPTH, shared?: SharedValues): UnsafeValue | undefined {
+  if (!anyBad(root, max, shared)) return undefined;
   const stack: Array<{ value: unknown; depth: number; at: At | undefined }> = [{ value: root, depth: 0, at: undefined }];
   while (stack.length > 0) {
     const { value, depth, at } = stack.pop()!;

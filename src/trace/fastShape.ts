@@ -7,6 +7,7 @@
  * checks that on random valid traces with random single mutations, and on the golden
  * fixtures. Loading a 16 MB cassette with zod took ~320 ms; this walk takes a few ms.
  */
+import type { SharedValues } from "./share.js";
 import { TRACE_STEP_TYPES } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -32,8 +33,25 @@ function optStr(o: Obj, key: string): boolean {
   return v === undefined ? !Object.prototype.hasOwnProperty.call(o, key) : typeof v === "string";
 }
 
+/**
+ * During isValidTraceShape(trace, shared): the shared objects (src/trace/share.ts) found to be
+ * JSON values (with the depth they were checked at; no deeper is fine too) and valid messages.
+ */
+let memo: { shared: SharedValues; json: Map<object, number>; messages: Set<object> } | undefined;
+
 /** Any JSON value (z.json()): finite numbers, plain objects, arrays without holes. */
 export function isJsonValue(v: unknown, depth = 0): boolean {
+  if (memo && v !== null && typeof v === "object" && memo.shared.has(v)) {
+    const at = memo.json.get(v);
+    if (at !== undefined && at >= depth) return true; // fine that deep: fine less deep
+    if (!jsonValue(v, depth)) return false;
+    memo.json.set(v, depth);
+    return true;
+  }
+  return jsonValue(v, depth);
+}
+
+function jsonValue(v: unknown, depth: number): boolean {
   switch (typeof v) {
     case "string":
     case "boolean":
@@ -81,6 +99,13 @@ function isPart(p: unknown): boolean {
 }
 
 function isMessage(m: unknown): boolean {
+  if (memo && memo.messages.has(m as object)) return true;
+  if (!message(m)) return false;
+  if (memo && memo.shared.has(m as object)) memo.messages.add(m as object);
+  return true;
+}
+
+function message(m: unknown): boolean {
   if (!isObj(m) || (m.role !== "user" && m.role !== "assistant")) return false;
   const c = m.content;
   if (typeof c === "string") return true;
@@ -182,8 +207,18 @@ function isStep(s: unknown): boolean {
 /**
  * True when `value` is certainly a well-formed v2 trace (checkShape would find no
  * problem). False means "not sure": run checkShape for the verdict and the messages.
+ * `shared`: objects standing at several places (src/trace/share.ts), each checked once.
  */
-export function isValidTraceShape(value: unknown): boolean {
+export function isValidTraceShape(value: unknown, shared?: SharedValues): boolean {
+  memo = shared && shared.size > 0 ? { shared, json: new Map(), messages: new Set() } : undefined;
+  try {
+    return traceShape(value);
+  } finally {
+    memo = undefined;
+  }
+}
+
+function traceShape(value: unknown): boolean {
   if (!isObj(value)) return false;
   if (value.version !== 2 || !isStr(value.id) || !isNum(value.createdAt)) return false;
   if (!optStr(value, "parentId") || !optStr(value, "forkedFromStepId")) return false;

@@ -7,6 +7,7 @@
  *   system prompt, final text, request params): only realistic credentials.
  */
 import { appendPath } from "./jsonPath.js";
+import type { SharedValues } from "./share.js";
 
 export interface NeutralityProblem {
   path: string;
@@ -100,16 +101,39 @@ function checkString(text: string, root: string, segs: Segments, structure: bool
   else if (KEY_NAME_IN_TEXT.test(text)) out.push({ path: pathOf(root, segs), message: `${what} names an API key variable or header; credentials never belong in a cassette. ${LEAK}` });
 }
 
-function walk(value: unknown, root: string, segs: Segments, structure: boolean, out: NeutralityProblem[]): void {
+/**
+ * The shared objects (src/trace/share.ts) whose subtree was walked without a problem, one
+ * set per level (the checks differ by level, never by path: a clean subtree is clean
+ * wherever it stands; a subtree with a problem is walked at each place, for each path).
+ */
+interface Clean {
+  shared: SharedValues;
+  structure: Set<object>;
+  data: Set<object>;
+}
+
+function walk(value: unknown, root: string, segs: Segments, structure: boolean, out: NeutralityProblem[], clean?: Clean): void {
   if (typeof value === "string") {
     checkString(value, root, segs, structure, out, "value");
     return;
   }
   if (value === null || typeof value !== "object") return;
+  if (clean && clean.shared.has(value)) {
+    const known = structure ? clean.structure : clean.data;
+    if (known.has(value)) return;
+    const before = out.length;
+    walkObject(value, root, segs, structure, out, clean);
+    if (out.length === before) known.add(value);
+    return;
+  }
+  walkObject(value, root, segs, structure, out, clean);
+}
+
+function walkObject(value: object, root: string, segs: Segments, structure: boolean, out: NeutralityProblem[], clean: Clean | undefined): void {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       segs.push(i);
-      walk(value[i], root, segs, structure, out);
+      walk(value[i], root, segs, structure, out, clean);
       segs.pop();
     }
     return;
@@ -130,15 +154,18 @@ function walk(value: unknown, root: string, segs: Segments, structure: boolean, 
     }
     // `content` is data when it is plain text; as an array it holds structured parts.
     const data = !structure || DATA_KEYS.has(key) || (key === "content" && typeof child === "string");
-    walk(child, root, segs, !data, out);
+    walk(child, root, segs, !data, out, clean);
     segs.pop();
   }
 }
 
-/** Every neutrality problem in a value (a trace, a step, a payload), with JSON paths from `root`. */
-export function checkNeutrality(value: unknown, root = ""): NeutralityProblem[] {
+/**
+ * Every neutrality problem in a value (a trace, a step, a payload), with JSON paths from `root`.
+ * `shared`: objects standing at several places (src/trace/share.ts), scanned once where clean.
+ */
+export function checkNeutrality(value: unknown, root = "", shared?: SharedValues): NeutralityProblem[] {
   const out: NeutralityProblem[] = [];
-  walk(value, root, [], true, out);
+  walk(value, root, [], true, out, shared && shared.size > 0 ? { shared, structure: new Set(), data: new Set() } : undefined);
   return out;
 }
 

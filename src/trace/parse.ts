@@ -7,6 +7,7 @@ import { unsafeValueIn } from "./depth.js";
 import { isValidTraceShape } from "./fastShape.js";
 import { findJsonSyntaxFault } from "./jsonSyntax.js";
 import { checkShape, type ShapeProblem } from "./shape.js";
+import { shareRecordedHistory, type SharedValues } from "./share.js";
 import { CURRENT_TRACE_VERSION, type Trace } from "./types.js";
 
 const LEGACY_MARKER = "[tool_call:";
@@ -73,14 +74,30 @@ function listProblems(problems: ShapeProblem[]): string {
 
 /** Parses and validates a v2 cassette. Throws TraceLoadError saying what is wrong and what to do. */
 export function parseTrace(text: string, file?: string): Trace {
+  return checkedTrace(parseTraceJson(text, file), file, undefined);
+}
+
+/**
+ * parseTrace, with the recorded history shared (src/trace/share.ts): the repeats of each
+ * model_input's messages become the same objects, checked once. What replay and fork load:
+ * the same trace (the same text when written back), the same errors, in less time.
+ * `shared` goes on to verifyTrace.
+ */
+export function parseTraceShared(text: string, file?: string): { trace: Trace; shared: SharedValues } {
   const value = parseTraceJson(text, file);
+  const steps = value !== null && typeof value === "object" ? (value as { steps?: unknown }).steps : undefined;
+  const shared = Array.isArray(steps) ? shareRecordedHistory(steps) : new Set<object>();
+  return { trace: checkedTrace(value, file, shared), shared };
+}
+
+function checkedTrace(value: unknown, file: string | undefined, shared: SharedValues | undefined): Trace {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TraceLoadError(
       `${where(file)} is not a cassette: expected a JSON object with version, id, createdAt and steps. Check that you passed the right file.`,
       { file },
     );
   }
-  const unsafe = unsafeValueIn(value);
+  const unsafe = unsafeValueIn(value, undefined, shared);
   if (unsafe) throw new TraceLoadError(`${where(file)}: ${unsafe.message}`, { file, jsonPath: unsafe.path });
   const version = (value as { version?: unknown }).version;
   if (version === undefined) {
@@ -96,7 +113,7 @@ export function parseTrace(text: string, file?: string): Trace {
     );
   }
   // the fast check says only "valid"; otherwise zod decides and says what is wrong
-  const problems = isValidTraceShape(value) ? [] : checkShape(value);
+  const problems = isValidTraceShape(value, shared) ? [] : checkShape(value);
   if (problems.length > 0) {
     throw new TraceLoadError(
       `${where(file)} does not match the cassette format (version ${CURRENT_TRACE_VERSION}):\n${listProblems(problems)}\nFix these fields or re-record the run.`,

@@ -7,6 +7,7 @@ import { unsafeValueIn } from "./depth.js";
 import { appendPath, kindOf } from "./jsonPath.js";
 import { checkNeutrality } from "./neutrality.js";
 import { isValidTraceShape } from "./fastShape.js";
+import type { SharedValues } from "./share.js";
 import { checkShape } from "./shape.js";
 import { CURRENT_TRACE_VERSION, type JsonValue } from "./types.js";
 
@@ -28,8 +29,9 @@ export interface VerifyResult {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function checkChain(trace: Obj, steps: unknown[], out: VerifyProblem[]): void {
+function checkChain(trace: Obj, steps: unknown[], out: VerifyProblem[], shared: SharedValues | undefined): void {
   const RECORD = "The cassette was edited or corrupted after recording: restore it from version control or re-record the run.";
+  const memo = shared && shared.size > 0 ? { shared, texts: new Map<object, string>() } : undefined;
   steps.forEach((raw, i) => {
     if (!isObj(raw)) return;
     const at = (field: string): string => appendPath(appendPath("steps", i), field);
@@ -57,7 +59,7 @@ function checkChain(trace: Obj, steps: unknown[], out: VerifyProblem[]): void {
         timestamp: raw.timestamp as number,
         payload: raw.payload as JsonValue,
         prevHash: raw.prevHash as string | null,
-      });
+      }, memo);
     } catch (error) {
       // never let a step whose hash cannot be computed pass unchecked
       problem("hash", `the step's hash cannot be recomputed (${(error as Error).message}).`);
@@ -69,14 +71,18 @@ function checkChain(trace: Obj, steps: unknown[], out: VerifyProblem[]): void {
   });
 }
 
-/** Checks a parsed cassette (any value) and lists every problem found. */
-export function verifyTrace(trace: unknown): VerifyResult {
+/**
+ * Checks a parsed cassette (any value) and lists every problem found. `shared`: the objects
+ * shareRecordedHistory made stand at several places (src/trace/share.ts); each is then
+ * checked once where that gives the same answer, so the result is the same with or without.
+ */
+export function verifyTrace(trace: unknown, shared?: SharedValues): VerifyResult {
   const problems: VerifyProblem[] = [];
   if (!isObj(trace)) {
     problems.push({ stepIndex: null, path: "(root)", message: "a cassette must be a JSON object with version, id, createdAt and steps. Check that you passed the right file." });
     return { ok: false, problems };
   }
-  const unsafe = unsafeValueIn(trace);
+  const unsafe = unsafeValueIn(trace, undefined, shared);
   if (unsafe) {
     const m = /^steps\[(\d+)\]/.exec(unsafe.path);
     problems.push({ stepIndex: m ? Number(m[1]) : null, path: unsafe.path, message: unsafe.message });
@@ -91,10 +97,10 @@ export function verifyTrace(trace: unknown): VerifyResult {
   }
   // The fast check never accepts what the schema rejects (test/unit/perf): the schema runs
   // only to name the problems of a cassette it does not accept.
-  if (!isValidTraceShape(trace)) for (const p of checkShape(trace)) if (p.path !== "version") problems.push(p);
+  if (!isValidTraceShape(trace, shared)) for (const p of checkShape(trace)) if (p.path !== "version") problems.push(p);
   const steps = Array.isArray(trace.steps) ? trace.steps : [];
-  checkChain(trace, steps, problems);
-  for (const p of checkNeutrality(trace)) {
+  checkChain(trace, steps, problems, shared);
+  for (const p of checkNeutrality(trace, "", shared)) {
     const m = /^steps\[(\d+)\]/.exec(p.path);
     problems.push({ stepIndex: m ? Number(m[1]) : null, path: p.path, message: p.message });
   }

@@ -12,7 +12,7 @@ import { ToolCallIds } from "../../../src/providers/ids.js";
 import { adapters } from "../../../src/providers/index.js";
 import type { ProviderName } from "../../../src/providers/types.js";
 import { IncrementalRequests, parseRequestBody } from "../../../src/session/incremental.js";
-import { shareRecordedHistory } from "../../../src/session/share.js";
+import { shareRecordedHistory } from "../../../src/trace/share.js";
 import type { JsonValue, ModelInput, TraceStep } from "../../../src/trace/types.js";
 import { conversationArb, type Conversation } from "./conversations.js";
 
@@ -40,7 +40,7 @@ function record(c: Conversation): ModelInput[] {
   });
 }
 
-/** A copy of the recorded inputs with their repeated history shared, as strict replay loads them (src/session/share.ts). */
+/** A copy of the recorded inputs with their repeated history shared, as strict replay loads them (src/trace/share.ts). */
 function shared(recorded: ModelInput[]): ModelInput[] {
   const copy = structuredClone(recorded);
   const steps = copy.map((input, index) => ({ index, type: "model_input", payload: input as unknown as JsonValue }) as TraceStep);

@@ -1,11 +1,11 @@
 /**
- * shareRecordedHistory (src/session/share.ts) may only swap a recorded message for one
+ * shareRecordedHistory (src/trace/share.ts) may only swap a recorded message for one
  * nothing can tell apart: the loaded trace serializes the same (key order and -0 too)
  * before and after, whatever was edited where; and repeats do become the same objects.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exactlySame, shareRecordedHistory } from "../../../src/session/share.js";
+import { exactlySame, shareRecordedHistory } from "../../../src/trace/share.js";
 import type { TraceStep } from "../../../src/trace/types.js";
 
 /** JSON text that also tells -0 from 0: what "cannot be told apart" means here. */
