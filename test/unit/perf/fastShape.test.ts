@@ -11,14 +11,19 @@ const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const FIXTURES = join(import.meta.dirname, "../../fixtures");
 
 describe("isValidTraceShape (parseTrace's fast path)", () => {
-  it("accepts every generated valid trace, as zod does", () => {
+  it("accepts every generated valid trace, as zod does, but one with an own __proto__ key (left to zod on purpose)", () => {
+    const hasProtoKey = (v: unknown): boolean =>
+      v !== null && typeof v === "object" && (Object.hasOwn(v, "__proto__") || Object.values(v).some(hasProtoKey));
     fc.assert(
       fc.property(traceArb, (trace) => {
         expect(checkShape(trace)).toEqual([]);
-        expect(isValidTraceShape(trace)).toBe(true);
+        expect(isValidTraceShape(trace)).toBe(!hasProtoKey(trace));
       }),
       { numRuns: 300 },
     );
+    // the case that made this test flaky (fast-check's jsonValue makes such keys now and then)
+    const withProto = JSON.parse('{"__proto__": false}') as unknown;
+    expect(hasProtoKey({ a: [withProto] })).toBe(true);
   });
 
   it("never accepts what zod rejects: any single mutation at any path", () => {
