@@ -45,7 +45,9 @@ export class ReplaySource {
     readonly trace: Trace,
     readonly match: MatchMode,
   ) {
-    // strict replay compares recorded inputs with each other (IncrementalRequests): make the repeats the same objects
+    // strict replay compares recorded inputs with each other (IncrementalRequests): the repeats
+    // must be the same objects. A cassette loaded from a file already is (loadVerifiedTraceSync
+    // shares at parse, and this pass then only meets identical objects); a trace given in memory is not.
     if (match === "strict") shareRecordedHistory(trace.steps);
     const { pairs, end } = pairsAt(trace.steps, 0);
     this.round = pairs;
