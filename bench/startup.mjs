@@ -4,8 +4,11 @@
 //   off         node --import register.mjs <script>            (BLACKBOX_MODE unset)
 //   record      ... BLACKBOX_MODE=record, no config             (target <= 40 ms over bare)
 //   rec+mjs     ... + blackbox.config.mjs wrapping an ESM tool  (target <= 150 ms over bare)
-//   rec+ts      ... + blackbox.config.ts  (jiti, its disk cache warm after the warm-up run)
-//   rec+ts-cold ... + blackbox.config.ts with JITI_FS_CACHE=false (jiti transforms every run)
+//   rec+ts      ... + blackbox.config.ts importing only defineConfig (types stripped by
+//               sucrase, imported as a data: module; no cache involved)
+//   rec+jiti    ... + blackbox.config.ts that imports a .ts module of its own, so jiti loads
+//               it (its disk cache warm after the warm-up run)
+//   rec+jiti-cold  the same with JITI_FS_CACHE=false (jiti transforms every run)
 // Interleaved: each round runs every variant of both scripts once, the order rotating
 // each round; one warm-up round is not counted. "Over bare" is, per round, the variant's
 // wall time minus bare's wall time of the same script in the same round (paired, so load
@@ -54,6 +57,15 @@ function project(name, config) {
 const plain = project("plain");
 const withMjs = project("mjs", ["blackbox.config.mjs", CONFIG_MJS]);
 const withTs = project("ts", ["blackbox.config.ts", CONFIG_TS]);
+const CONFIG_JITI = `import { defineConfig } from "@ardaulas/blackbox/config";
+import { weather } from "./entries.ts";
+export default defineConfig({ tools: [weather] });
+`;
+const ENTRIES_TS = `type Entry = { module: string; exports: string[] };
+export const weather = { module: "./tools.mjs", exports: ["get_weather"] } satisfies Entry;
+`;
+const withJiti = project("jiti", ["blackbox.config.ts", CONFIG_JITI]);
+writeFileSync(join(withJiti, "entries.ts"), ENTRIES_TS);
 
 // --- variants ---------------------------------------------------------------------------
 
@@ -67,7 +79,8 @@ const VARIANTS = [
   { name: "record", cwd: plain, args: hook, env: rec, target: 40 },
   { name: "rec+mjs", cwd: withMjs, args: hook, env: rec, target: 150 },
   { name: "rec+ts", cwd: withTs, args: hook, env: rec, target: 150 },
-  { name: "rec+ts-cold", cwd: withTs, args: hook, env: { ...rec, JITI_FS_CACHE: "false" }, target: 150 },
+  { name: "rec+jiti", cwd: withJiti, args: hook, env: rec, target: 150 },
+  { name: "rec+jiti-cold", cwd: withJiti, args: hook, env: { ...rec, JITI_FS_CACHE: "false" }, target: 150 },
 ];
 const SCRIPTS = (process.env.BENCH_ONLY ?? "hello,app").split(",");
 for (const s of SCRIPTS) if (s !== "hello" && s !== "app") throw new Error(`BENCH_ONLY: unknown script "${s}"; use hello or app`);

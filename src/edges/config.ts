@@ -1,10 +1,13 @@
 /**
- * Finding, loading and validating blackbox.config.{ts,mts,js,mjs}. TypeScript configs
- * load through jiti (Node 20 cannot strip types; jiti with its disk cache measured
- * ~60-80 ms warm vs ~400 ms for tsx's tsImport; an .mjs config is imported natively
- * first; zod, ~60 ms to import, loads only for a config the fast check in
- * configShape.ts does not accept). Every problem is one
- * BlackboxConfigError naming the file and the entry.
+ * Finding, loading and validating blackbox.config.{ts,mts,js,mjs}. A config that imports
+ * nothing but @ardaulas/blackbox/config (the usual one) loads without jiti: an .mjs one is
+ * imported natively; a .ts/.mts one has its types stripped by sucrase (~40 ms, no cache
+ * needed) and is imported as a data: module. Anything else (other imports, import.meta,
+ * CommonJS, syntax sucrase refuses) loads through jiti (Node 20 cannot strip types; jiti
+ * measured ~45 ms over the .mjs path with its disk cache warm, ~180 ms cold, vs ~400 ms
+ * for tsx's tsImport). zod, ~60 ms to import, loads only for a config the fast check in
+ * configShape.ts does not accept. Every problem is one BlackboxConfigError naming the
+ * file and the entry.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
@@ -59,6 +62,33 @@ function importsOnlyDefineConfig(source: string): boolean {
   return !/\bimport\b|\brequire\b/.test(source.replace(DEFINE_CONFIG_IMPORT, ""));
 }
 
+/** `import { defineConfig }`, `import type { BlackboxConfig }`, `import { defineConfig, type BlackboxConfig }`. */
+const OWN_IMPORT = /import\s+(?:type\s+)?\{[^}]*\}\s*from\s*["']@ardaulas\/blackbox\/config["']/g;
+const OWN_SPECIFIER = /(["'])@ardaulas\/blackbox\/config\1/g;
+
+/** The file URL `@ardaulas/blackbox/config` resolves to: this package's own (jiti gets it as an alias). */
+function configEntry(): string {
+  return fileURLToPath(new URL("./config.js", new URL("..", import.meta.url)));
+}
+
+/**
+ * A .ts/.mts config importing nothing but @ardaulas/blackbox/config (values or types),
+ * with its types stripped by sucrase and imported as a data: module; undefined when it
+ * cannot go this way (then jiti loads it, and says what is wrong if it is).
+ */
+async function importStripped(file: string, source: string): Promise<{ config: unknown } | undefined> {
+  if (/\bimport\b|\brequire\b/.test(source.replace(OWN_IMPORT, ""))) return undefined; // import.meta too
+  try {
+    const { transform } = await import("../vendor/sucrase.js");
+    const js = transform(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
+    const code = js.replace(OWN_SPECIFIER, JSON.stringify(pathToFileURL(configEntry()).href));
+    const mod = (await import(`data:text/javascript;base64,${Buffer.from(code, "utf8").toString("base64")}`)) as { default?: unknown };
+    return { config: mod.default ?? mod };
+  } catch {
+    return undefined; // e.g. CommonJS (module.exports), a re-export from a relative file, a namespace
+  }
+}
+
 async function importConfig(file: string): Promise<unknown> {
   // An .mjs config that imports nothing but defineConfig skips jiti (~50-100 ms); when
   // Node cannot load it (the app lacks @ardaulas/blackbox) it goes to jiti. One that
@@ -71,9 +101,12 @@ async function importConfig(file: string): Promise<unknown> {
     );
     if (native) return native.config;
   }
+  if (file.endsWith(".ts") || file.endsWith(".mts")) {
+    const stripped = await importStripped(file, readFileSync(file, "utf8"));
+    if (stripped) return stripped.config;
+  }
   const { createJiti } = await import("jiti");
-  const configEntry = fileURLToPath(new URL("./config.js", new URL("..", import.meta.url)));
-  const jiti = createJiti(import.meta.url, { alias: { "@ardaulas/blackbox/config": configEntry }, moduleCache: false });
+  const jiti = createJiti(import.meta.url, { alias: { "@ardaulas/blackbox/config": configEntry() }, moduleCache: false });
   return jiti.import(file, { default: true });
 }
 

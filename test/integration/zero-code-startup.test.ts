@@ -8,15 +8,7 @@ import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
-import { hookedNode, readCassette, REGISTER, requireBuild, tempDir } from "./zeroCodeHelpers.js";
-
-// A load hook (off-thread) that prints every module URL the process loads. It writes
-// synchronously: on Node 24 an async stderr write from the hooks thread to a pipe can be
-// lost when the process exits.
-const LOGGER = `data:text/javascript,${encodeURIComponent(
-  `import { register } from "node:module";
-register("data:text/javascript," + encodeURIComponent("import { writeSync } from 'node:fs'; export async function load(url, context, next) { if (!url.startsWith('node:')) writeSync(2, 'LOADED ' + url + '\\\\n'); return next(url, context); }"));`,
-)}`;
+import { hookedNode, loadedModules, MODULE_LOGGER, readCassette, REGISTER, requireBuild, tempDir } from "./zeroCodeHelpers.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -37,10 +29,10 @@ async function loadedByRecord(preload: string): Promise<string[]> {
   mkdirSync(plain);
   writeFileSync(join(plain, "hello.mjs"), "console.log('hello');\n");
   const env = { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "never.json") };
-  const r = await runProcess(process.execPath, ["--import", LOGGER, "--import", preload, "hello.mjs"], { cwd: plain, env });
+  const r = await runProcess(process.execPath, ["--import", MODULE_LOGGER, "--import", preload, "hello.mjs"], { cwd: plain, env });
   expect(r.stdout).toBe("hello\n");
   expect(existsSync(join(dir, "never.json"))).toBe(false);
-  return r.stderr.split("\n").filter((l) => l.startsWith("LOADED ")).map((l) => l.slice(7));
+  return loadedModules(r.stderr);
 }
 
 test("record mode through register.mjs runs the bundle and loads no zod, jiti or module hooks at start-up", async () => {

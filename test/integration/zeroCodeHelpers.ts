@@ -10,6 +10,19 @@ export const REGISTER = join(ROOT, "register.mjs");
 export const BIN = join(ROOT, "bin", "blackbox.mjs");
 export const FIXTURES = join(ROOT, "test", "fixtures", "zero-code");
 
+// A load hook (off-thread) that prints every module URL the process loads (pass it with
+// --import before the hook). It writes synchronously: on Node 24 an async stderr write
+// from the hooks thread to a pipe can be lost when the process exits.
+export const MODULE_LOGGER = `data:text/javascript,${encodeURIComponent(
+  `import { register } from "node:module";
+register("data:text/javascript," + encodeURIComponent("import { writeSync } from 'node:fs'; export async function load(url, context, next) { if (!url.startsWith('node:')) writeSync(2, 'LOADED ' + url + '\\\\n'); return next(url, context); }"));`,
+)}`;
+
+/** The module URLs MODULE_LOGGER printed to a process's stderr. */
+export function loadedModules(stderr: string): string[] {
+  return stderr.split("\n").filter((l) => l.startsWith("LOADED ")).map((l) => l.slice(7));
+}
+
 export function requireBuild(): void {
   if (!existsSync(join(ROOT, "dist", "register.js"))) throw new Error("dist/ is missing: run `npm run build` before these tests (npm test does)");
 }

@@ -1,0 +1,100 @@
+/**
+ * How a TypeScript config loads (src/edges/config.ts). One that imports nothing but
+ * @ardaulas/blackbox/config (values or types) has its types stripped by sucrase and is
+ * imported as a data: module, without jiti; everything else still loads through jiti.
+ * Both roads wrap the configured tools, seen in the cassette.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { runProcess } from "../helpers/child.js";
+import { loadedModules, MODULE_LOGGER, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+
+const tmp = tempDir();
+beforeAll(requireBuild);
+afterAll(() => tmp.cleanup());
+
+const TOOLS = "export async function get_weather(city) { return { city, sunny: true }; }\n";
+const AGENT = 'import { get_weather } from "./tools.mjs";\nconsole.log(JSON.stringify(await get_weather("Lisbon")));\n';
+
+let n = 0;
+/** Records agent.mjs in a fresh folder with the given files; the modules it loaded, its cassette's tool names. */
+async function recordWith(files: Record<string, string>) {
+  const dir = join(tmp.dir, `ts${++n}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, "tools.mjs"), TOOLS);
+  writeFileSync(join(dir, "agent.mjs"), AGENT);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const out = join(dir, "run.json");
+  const r = await runProcess(process.execPath, ["--import", MODULE_LOGGER, "--import", REGISTER, "agent.mjs"], {
+    cwd: dir,
+    env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: out, JITI_FS_CACHE: "false" },
+  });
+  const loaded = loadedModules(r.stderr);
+  const rest = r.stderr.split("\n").filter((l) => l && !l.startsWith("LOADED ")).join("\n");
+  expect(rest).toBe("");
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe('{"city":"Lisbon","sunny":true}\n');
+  return {
+    tools: toolNames(readCassette(out)),
+    // sucrase: its one-file bundle (dist/vendor/sucrase.js, a chunk of the hook's bundle) or the package
+    sucrase: loaded.some((u) => /\/register-bundle\/sucrase-[^/]*\.js$|\/dist\/vendor\/sucrase\.js$|\/node_modules\/sucrase\//.test(u)),
+    jiti: loaded.some((u) => u.includes("/node_modules/jiti/")),
+    logged: loaded.length,
+  };
+}
+
+test("types, satisfies, as const, an enum and type imports are stripped by sucrase, without jiti", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `import { defineConfig, type BlackboxConfig } from "@ardaulas/blackbox/config";
+import type { ToolEntry } from "@ardaulas/blackbox/config";
+enum Kind { Weather = "get_weather" }
+interface Named { exports: string[] }
+const entry: ToolEntry & Named = { module: "./tools.mjs", exports: [Kind.Weather] } satisfies ToolEntry;
+const modules = ["./tools.mjs"] as const;
+export default defineConfig({ tools: [entry] } as BlackboxConfig & { tools: ToolEntry[] }) satisfies { tools?: unknown } & { m?: typeof modules };
+`,
+  });
+  expect(r.logged).toBeGreaterThan(0); // the logger saw the process's modules (else the next lines prove nothing)
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false });
+});
+
+test("a .mts config takes the same road", async () => {
+  const r = await recordWith({
+    "blackbox.config.mts": `import { defineConfig } from "@ardaulas/blackbox/config";
+const tools: { module: string; exports: string[] }[] = [{ module: "./tools.mjs", exports: ["get_weather"] }];
+export default defineConfig({ tools });
+`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false });
+});
+
+test("a config that imports a module of its own loads through jiti", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+import { entry } from "./entries.ts";
+export default defineConfig({ tools: [entry] });
+`,
+    "entries.ts": `export const entry: { module: string; exports: string[] } = { module: "./tools.mjs", exports: ["get_weather"] };\n`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: false, jiti: true });
+});
+
+test("a config using import.meta loads through jiti", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+const here: string = new URL(".", import.meta.url).pathname;
+export default defineConfig({ tools: [{ module: here + "tools.mjs", exports: ["get_weather"] }] });
+`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], jiti: true });
+});
+
+test("a CommonJS .ts config (module.exports) fails as a data: module and loads through jiti", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `const config: { tools: { module: string; exports: string[] }[] } = { tools: [{ module: "./tools.mjs", exports: ["get_weather"] }] };
+module.exports = config;
+`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: true });
+});
