@@ -66,29 +66,12 @@ const textEdit = fc.constantFrom<(t: string) => string>(
   (t) => t.replace(/"model_output"/, '"model_output",'),
 );
 
-/** What a load says: the refusal, or the trace (as text) and what verify finds. */
-function plainLoad(text: string): unknown {
+/** What a load says: the refusal, or the trace (as text) and what verify finds; `shared`: the way replay loads. */
+function load(text: string, shared: boolean): unknown {
   let refusal: string | undefined;
   let trace: Trace | undefined;
   try {
-    trace = parseTrace(text);
-  } catch (e) {
-    refusal = (e as Error).message;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { refusal };
-  }
-  return { refusal, text: trace && JSON.stringify(trace), verify: verifyTrace(value) };
-}
-
-function sharedLoad(text: string): unknown {
-  let refusal: string | undefined;
-  let trace: Trace | undefined;
-  try {
-    trace = parseTraceShared(text).trace;
+    trace = shared ? parseTraceShared(text).trace : parseTrace(text);
   } catch (e) {
     refusal = (e as Error).message;
   }
@@ -99,8 +82,8 @@ function sharedLoad(text: string): unknown {
     return { refusal };
   }
   const steps = (value as { steps?: unknown }).steps;
-  const shared = Array.isArray(steps) ? shareRecordedHistory(steps) : new Set<object>();
-  return { refusal, text: trace && JSON.stringify(trace), verify: verifyTrace(value, shared) };
+  const repeats = shared && Array.isArray(steps) ? shareRecordedHistory(steps) : undefined;
+  return { refusal, text: trace && JSON.stringify(trace), verify: verifyTrace(value, repeats) };
 }
 
 describe("a load with the history shared answers what the plain load answers", () => {
@@ -118,8 +101,8 @@ describe("a load with the history shared answers what the plain load answers", (
           file = JSON.stringify(value, null, 2) ?? "null";
         }
         file = textual(file);
-        const plain = plainLoad(file);
-        expect(sharedLoad(file)).toEqual(plain);
+        const plain = load(file, false);
+        expect(load(file, true)).toEqual(plain);
         try {
           const steps = (JSON.parse(file) as { steps?: unknown }).steps;
           if (Array.isArray(steps) && shareRecordedHistory(steps).size > 0) sharedRuns++;
