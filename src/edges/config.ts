@@ -64,7 +64,10 @@ function importsOnlyDefineConfig(source: string): boolean {
 
 /** `import { defineConfig }`, `import type { BlackboxConfig }`, `import { defineConfig, type BlackboxConfig }`. */
 const OWN_IMPORT = /import\s+(?:type\s+)?\{[^}]*\}\s*from\s*["']@ardaulas\/blackbox\/config["']/g;
-const OWN_SPECIFIER = /(["'])@ardaulas\/blackbox\/config\1/g;
+/** What a CommonJS file uses, which an ES module does not have (`module` as a key, `module:`, is fine). */
+const COMMONJS = /\b__dirname\b|\b__filename\b|\bexports\s*[.[=]|\bmodule\b(?!\s*:)/;
+/** Set by the first statement of a stripped config: it began to run (so it is not run again by jiti). */
+const RAN = Symbol.for("ardaulas.blackbox.config.ran");
 
 /** The file URL `@ardaulas/blackbox/config` resolves to: this package's own (jiti gets it as an alias). */
 function configEntry(): string {
@@ -74,19 +77,53 @@ function configEntry(): string {
 /**
  * A .ts/.mts config importing nothing but @ardaulas/blackbox/config (values or types),
  * with its types stripped by sucrase and imported as a data: module; undefined when it
- * cannot go this way (then jiti loads it, and says what is wrong if it is).
+ * cannot go this way before any of it ran (then jiti loads it, and says what is wrong if
+ * anything is). Once the config has begun to run, its error is the config's: thrown, not
+ * retried (a retry would run its side effects twice).
  */
 async function importStripped(file: string, source: string): Promise<{ config: unknown } | undefined> {
-  if (/\bimport\b|\brequire\b/.test(source.replace(OWN_IMPORT, ""))) return undefined; // import.meta too
+  const rest = source.replace(OWN_IMPORT, "");
+  if (/\bimport\b|\brequire\b/.test(rest) || COMMONJS.test(rest)) return undefined; // import.meta too
+  let code: string;
   try {
     const { transform } = await import("../vendor/sucrase.js");
     const js = transform(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
-    const code = js.replace(OWN_SPECIFIER, JSON.stringify(pathToFileURL(configEntry()).href));
+    const lexer = await import("es-module-lexer");
+    await lexer.init();
+    const pointed = pointOwnImports(js, lexer.parse);
+    if (pointed === undefined) return undefined;
+    code = `globalThis[Symbol.for(${JSON.stringify(RAN.description)})] = true;${pointed}`; // on line 1: lines stay as written
+  } catch {
+    return undefined; // syntax sucrase refuses (a namespace, a syntax error: jiti names it)
+  }
+  const g = globalThis as unknown as Record<symbol, unknown>;
+  delete g[RAN];
+  try {
     const mod = (await import(`data:text/javascript;base64,${Buffer.from(code, "utf8").toString("base64")}`)) as { default?: unknown };
     return { config: mod.default ?? mod };
-  } catch {
-    return undefined; // e.g. CommonJS (module.exports), a re-export from a relative file, a namespace
+  } catch (err) {
+    if (g[RAN]) throw err;
+    return undefined; // refused before it ran: e.g. sloppy-mode syntax, an export it does not have
+  } finally {
+    delete g[RAN];
   }
+}
+
+/**
+ * `js` with each `@ardaulas/blackbox/config` specifier (found by es-module-lexer: never text
+ * in a string or comment) replaced by this package's file URL; undefined when it imports
+ * anything else (a data: module resolves no bare or relative specifier).
+ */
+function pointOwnImports(js: string, parse: typeof import("es-module-lexer").parse): string | undefined {
+  const [imports] = parse(js);
+  let out = "";
+  let at = 0;
+  for (const i of imports) {
+    if (i.type !== "static" || i.specifier !== "@ardaulas/blackbox/config") return undefined; // dynamic, import.meta, or another module
+    out += js.slice(at, i.start) + pathToFileURL(configEntry()).href;
+    at = i.end;
+  }
+  return out + js.slice(at);
 }
 
 async function importConfig(file: string): Promise<unknown> {
@@ -95,9 +132,14 @@ async function importConfig(file: string): Promise<unknown> {
   // imports more always goes to jiti, which keeps those modules out of Node's cache
   // (a tools module cached before the hooks are installed would not be wrapped).
   if (file.endsWith(".mjs") && importsOnlyDefineConfig(readFileSync(file, "utf8"))) {
+    // only "@ardaulas/blackbox/config not found" goes on to jiti: anything else is the config's
+    // own error, and a retry would run its side effects twice
     const native = await import(pathToFileURL(file).href).then(
       (mod: { default?: unknown }) => ({ config: mod.default ?? mod }),
-      () => undefined,
+      (err: unknown) => {
+        if ((err as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND") return undefined;
+        throw err;
+      },
     );
     if (native) return native.config;
   }

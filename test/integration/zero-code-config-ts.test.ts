@@ -90,11 +90,46 @@ export default defineConfig({ tools: [{ module: here + "tools.mjs", exports: ["g
   expect(r).toMatchObject({ tools: ["get_weather"], jiti: true });
 });
 
-test("a CommonJS .ts config (module.exports) fails as a data: module and loads through jiti", async () => {
+test("a CommonJS .ts config (module.exports, __dirname) loads through jiti, where those exist", async () => {
   const r = await recordWith({
-    "blackbox.config.ts": `const config: { tools: { module: string; exports: string[] }[] } = { tools: [{ module: "./tools.mjs", exports: ["get_weather"] }] };
+    "blackbox.config.ts": `const here: string = typeof __dirname === "string" ? __dirname : "/nowhere";
+const config: { tools: { module: string; exports: string[] }[] } = { tools: [{ module: here + "/tools.mjs", exports: ["get_weather"] }] };
 module.exports = config;
 `,
   });
-  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: true });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: false, jiti: true });
 });
+
+// the string is 38 characters as written; rewritten to a file URL it would be longer
+test("a string holding the specifier is left as written", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+const note: string = 'tools from "@ardaulas/blackbox/config"';
+export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [note.length === 38 ? "get_weather" : note] }] });
+`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false });
+});
+
+for (const name of ["blackbox.config.ts", "blackbox.config.mjs"]) {
+  test(`${name}: a config that fails while it runs ran once, and its error is the refusal`, async () => {
+    const dir = join(tmp.dir, `throws${++n}`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, "agent.mjs"), AGENT);
+    writeFileSync(join(dir, "tools.mjs"), TOOLS);
+    const types = name.endsWith(".ts") ? ": string" : "";
+    writeFileSync(
+      join(dir, name),
+      `import { defineConfig } from "@ardaulas/blackbox/config";
+const token${types} = process.env.TOOLS_TOKEN ?? "";
+console.log("config ran");
+if (!token) throw new Error("TOOLS_TOKEN is not set");
+export default defineConfig({ tools: [] });
+`,
+    );
+    const r = await runProcess(process.execPath, ["--import", REGISTER, "agent.mjs"], { cwd: dir, env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "run.json") } });
+    expect(r.stdout).toBe("config ran\n");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("the config could not be loaded (TOOLS_TOKEN is not set)");
+  });
+}
