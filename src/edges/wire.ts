@@ -74,12 +74,29 @@ export async function readBody(body: unknown): Promise<string | undefined> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** The WireRequest of dispatch options (`url`: requestUrl(opts), when the caller has it); no await for a string body. */
+/**
+ * The WireRequest of dispatch options (`url`: requestUrl(opts), when the caller has it); no
+ * await for a string body. Its headers are normalized when first read: a replay never
+ * reads them (only record and a live fork do, for the upstream call and the secret scan),
+ * and normalizing the SDK's ~15 headers is a real share of a replayed call
+ * (bench/dispatcher-per-call.mjs).
+ */
 export function wireRequest(opts: DispatchOptions, url = requestUrl(opts)): WireRequest | Promise<WireRequest> {
   const method = String(opts.method).toUpperCase();
-  const headers = normalizeHeaders(opts.headers);
-  if (typeof opts.body === "string") return { method, url, headers, body: opts.body };
-  return readBody(opts.body).then((body) => ({ method, url, headers, body }));
+  const raw = opts.headers;
+  const request = (body: string | undefined): WireRequest => {
+    let headers: Record<string, string> | undefined;
+    return {
+      method,
+      url,
+      get headers() {
+        return (headers ??= normalizeHeaders(raw));
+      },
+      body,
+    };
+  };
+  if (typeof opts.body === "string") return request(opts.body);
+  return readBody(opts.body).then(request);
 }
 
 /** Each chunk of a response body, whatever form the session gave it in. */
