@@ -17,6 +17,8 @@ import { bodyChunks, requestUrl, wireRequest, type DispatchOptions } from "./wir
 
 type Door = Pick<Session, "route" | "handle">;
 
+const LENGTH_AND_ENCODING: ReadonlySet<string> = new Set(["content-length", "content-encoding"]);
+
 export class BlackboxDispatcher extends EventEmitter {
   readonly [DOOR_MARK] = true;
   readonly #session: Door;
@@ -70,8 +72,8 @@ export class BlackboxDispatcher extends EventEmitter {
       // Upstream (record, a live fork) goes below the door, aborted with the caller; made only then.
       const forward: Forward = (req) => forwardThrough(this.previous)(req, sink.signal);
       const response = await this.#session.handle(request, forward, undefined, provider);
-      const { "content-length": _l, "content-encoding": _e, ...headers } = response.headers;
-      sink.headers(response.status, headers, response.statusText ?? "");
+      // the body is handed on decoded and whole: its length and encoding are fetch's to work out
+      sink.headers(response.status, response.headers, response.statusText ?? "", LENGTH_AND_ENCODING);
       if (typeof response.body === "string") {
         // a whole reply (replay, or a live JSON reply read by the session): one chunk, no generator
         if (response.body.length > 0 && !sink.done) sink.data(Buffer.from(response.body, "utf8"));
