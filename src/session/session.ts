@@ -22,7 +22,7 @@ import { loadScript, withIds, type ScriptedOutput } from "./script.js";
 import { checkTraceId, forkPointOf, requireCassette, requireOut, traceIdOf } from "./setup.js";
 import { RecordRound, type RecordedPair, type RoundEntry } from "./rounds.js";
 import { divergence, ReplaySource } from "./source.js";
-import { readBody, streamLive, synthesizeStream } from "./streaming.js";
+import { readBody, REQUEST_ID_HEADER, streamLive, synthesizeStream } from "./streaming.js";
 import type {
   AnyFn,
   FinishOptions,
@@ -223,7 +223,7 @@ export class SessionImpl implements Session {
     return {
       status: 200,
       statusText: "OK",
-      headers: { ...JSON_HEADERS, "request-id": `bbx_req-${seq}`, "x-request-id": `bbx_req-${seq}` },
+      headers: { ...JSON_HEADERS, [REQUEST_ID_HEADER[adapter.name]]: `bbx_req-${seq}` },
       body: JSON.stringify(adapter.buildResponse(output, parsed, this.ids, seq)),
     };
   }

@@ -78,6 +78,13 @@ export function streamLive(
   return { status: upstream.status, statusText: upstream.statusText, headers, body: passThrough() };
 }
 
+/**
+ * The header each provider answers with its request id, which its SDK reads (Anthropic's
+ * `_request_id` from `request-id`, OpenAI's from `x-request-id`); a served reply carries
+ * Blackbox's `bbx_req-N` under that one name, as the provider would.
+ */
+export const REQUEST_ID_HEADER: Record<ProviderName, string> = { anthropic: "request-id", openai: "x-request-id" };
+
 /** A replayed (or scripted) reply as the event stream the agent asked for. */
 export function synthesizeStream(
   provider: ProviderName,
@@ -89,7 +96,7 @@ export function synthesizeStream(
   return {
     status: 200,
     statusText: "OK",
-    headers: { "content-type": STREAM_CONTENT_TYPE, "request-id": `bbx_req-${seq}` },
+    headers: { "content-type": STREAM_CONTENT_TYPE, [REQUEST_ID_HEADER[provider]]: `bbx_req-${seq}` },
     body: streamAdapters[provider].synthesize(output, request, ids, seq),
   };
 }
