@@ -32,7 +32,7 @@ const anthropicCalls: Calls = async (fetch) => {
   const plain = await client.messages.create(ask).withResponse();
   const streamed = await client.messages.create({ ...ask, stream: true }).withResponse();
   for await (const _ of streamed.data) void _;
-  return { sdkIds: [plain.data._request_id, plain.request_id, streamed.request_id], headers: [plain.response.headers, streamed.response.headers] };
+  return { sdkIds: [(plain.data as { _request_id?: unknown })._request_id, plain.request_id, streamed.request_id], headers: [plain.response.headers, streamed.response.headers] };
 };
 
 const openaiCalls: Calls = async (fetch) => {
@@ -41,7 +41,7 @@ const openaiCalls: Calls = async (fetch) => {
   const plain = await client.chat.completions.create(ask).withResponse();
   const streamed = await client.chat.completions.create({ ...ask, stream: true }).withResponse();
   for await (const _ of streamed.data) void _;
-  return { sdkIds: [plain.data._request_id, plain.request_id, streamed.request_id], headers: [plain.response.headers, streamed.response.headers] };
+  return { sdkIds: [(plain.data as { _request_id?: unknown })._request_id, plain.request_id, streamed.request_id], headers: [plain.response.headers, streamed.response.headers] };
 };
 
 const cases = [
