@@ -10,6 +10,7 @@
  * file and the entry.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BlackboxConfig } from "../config.js";
@@ -69,6 +70,24 @@ const COMMONJS = /\b__dirname\b|\b__filename\b|\bexports\s*[.[=]|\bmodule\b(?!\s
 /** Set by the first statement of a stripped config: it began to run (so it is not run again by jiti). */
 const RAN = Symbol.for("ardaulas.blackbox.config.ran");
 
+let sucraseTransform: typeof import("sucrase").transform | undefined;
+
+/**
+ * sucrase's transform, loaded when first needed: the one-file bundle the build makes
+ * (src/vendor/sucrase.ts), else (a tsc-only build in this repo) the package itself.
+ */
+function sucrase(): typeof import("sucrase").transform {
+  if (sucraseTransform) return sucraseTransform;
+  const require = createRequire(import.meta.url);
+  let mod: typeof import("sucrase");
+  try {
+    mod = require("../vendor/sucrase.cjs") as typeof import("sucrase");
+  } catch {
+    mod = require("sucrase") as typeof import("sucrase");
+  }
+  return (sucraseTransform = mod.transform);
+}
+
 /** The file URL `@ardaulas/blackbox/config` resolves to: this package's own (jiti gets it as an alias). */
 function configEntry(): string {
   return fileURLToPath(new URL("./config.js", new URL("..", import.meta.url)));
@@ -86,8 +105,7 @@ async function importStripped(file: string, source: string): Promise<{ config: u
   if (/\bimport\b|\brequire\b/.test(rest) || COMMONJS.test(rest)) return undefined; // import.meta too
   let code: string;
   try {
-    const { transform } = await import("../vendor/sucrase.js");
-    const js = transform(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
+    const js = sucrase()(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
     const lexer = await import("es-module-lexer");
     await lexer.init();
     const pointed = pointOwnImports(js, lexer.parse);
@@ -148,9 +166,33 @@ async function importConfig(file: string): Promise<unknown> {
     if (stripped) return stripped.config;
   }
   const { createJiti } = await import("jiti");
-  const jiti = createJiti(import.meta.url, { alias: { "@ardaulas/blackbox/config": configEntry() }, moduleCache: false });
+  // On a miss of jiti's cache, sucrase transforms (~15 ms cold) where it can, instead of
+  // jiti's babel (~150 ms cold); babel still does what sucrase cannot (NEEDS_BABEL).
+  let babel: ReturnType<typeof createJiti> | undefined;
+  const viaBabel = (opts: JitiTransformOptions) => ({ code: (babel ??= createJiti(import.meta.url)).transform(opts) });
+  const jiti = createJiti(import.meta.url, {
+    alias: { "@ardaulas/blackbox/config": configEntry() },
+    moduleCache: false,
+    transform(opts) {
+      if (opts.jsx || NEEDS_BABEL.test(opts.source)) return viaBabel(opts);
+      try {
+        const transforms: ("typescript" | "imports")[] = opts.ts ? ["typescript", "imports"] : ["imports"];
+        return { code: sucrase()(opts.source, { transforms, filePath: opts.filename, disableESTransforms: true }).code };
+      } catch {
+        return viaBabel(opts); // syntax sucrase refuses: jiti's own transform (babel) names it, or handles it
+      }
+    },
+  });
   return jiti.import(file, { default: true });
 }
+
+type JitiTransformOptions = Parameters<NonNullable<import("jiti").JitiOptions["transform"]>>[0];
+/**
+ * What jiti's own transform (babel) rewrites and sucrase's imports transform does not:
+ * import.meta, import(), decorators (an `@name` that does not follow a quote, as the
+ * `@scope/` of a specifier does).
+ */
+const NEEDS_BABEL = /\bimport\s*(?:\.|\()|(?:^|[\s;{}(,[])@[A-Za-z_$]/m;
 
 async function checkedConfig(file: string, raw: unknown): Promise<BlackboxConfig> {
   if (isPlainConfig(raw)) return raw; // zod loads only for providers or a config it must refuse

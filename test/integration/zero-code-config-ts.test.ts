@@ -1,8 +1,9 @@
 /**
  * How a TypeScript config loads (src/edges/config.ts). One that imports nothing but
  * @ardaulas/blackbox/config (values or types) has its types stripped by sucrase and is
- * imported as a data: module, without jiti; everything else still loads through jiti.
- * Both roads wrap the configured tools, seen in the cassette.
+ * imported as a data: module, without jiti; everything else still loads through jiti, whose
+ * transform is sucrase too where it can be (babel for import.meta, import(), decorators).
+ * Every road wraps the configured tools, seen in the cassette.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +18,16 @@ afterAll(() => tmp.cleanup());
 const TOOLS = "export async function get_weather(city) { return { city, sunny: true }; }\n";
 const AGENT = 'import { get_weather } from "./tools.mjs";\nconsole.log(JSON.stringify(await get_weather("Lisbon")));\n';
 
+/** A preload that names every sucrase or babel file the process require()s (a CommonJS load the ESM logger does not see). */
+const REQUIRE_LOGGER = `const M = require("node:module");
+const load = M._load;
+M._load = function (request, parent, isMain) {
+  const out = load.apply(this, arguments);
+  if (/sucrase|babel/.test(request)) process.stderr.write("REQUIRED " + M._resolveFilename(request, parent, isMain) + "\\n");
+  return out;
+};
+`;
+
 let n = 0;
 /** Records agent.mjs in a fresh folder with the given files; the modules it loaded, its cassette's tool names. */
 async function recordWith(files: Record<string, string>) {
@@ -25,21 +36,25 @@ async function recordWith(files: Record<string, string>) {
   writeFileSync(join(dir, "tools.mjs"), TOOLS);
   writeFileSync(join(dir, "agent.mjs"), AGENT);
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  writeFileSync(join(dir, "log-require.cjs"), REQUIRE_LOGGER);
   const out = join(dir, "run.json");
-  const r = await runProcess(process.execPath, ["--import", MODULE_LOGGER, "--import", REGISTER, "agent.mjs"], {
+  const r = await runProcess(process.execPath, ["--require", "./log-require.cjs", "--import", MODULE_LOGGER, "--import", REGISTER, "agent.mjs"], {
     cwd: dir,
     env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: out, JITI_FS_CACHE: "false" },
   });
   const loaded = loadedModules(r.stderr);
-  const rest = r.stderr.split("\n").filter((l) => l && !l.startsWith("LOADED ")).join("\n");
+  const required = r.stderr.split("\n").filter((l) => l.startsWith("REQUIRED ")).map((l) => l.slice(9));
+  const rest = r.stderr.split("\n").filter((l) => l && !l.startsWith("LOADED ") && !l.startsWith("REQUIRED ")).join("\n");
   expect(rest).toBe("");
   expect(r.code).toBe(0);
   expect(r.stdout).toBe('{"city":"Lisbon","sunny":true}\n');
   return {
     tools: toolNames(readCassette(out)),
-    // sucrase: its one-file bundle (dist/vendor/sucrase.js, a chunk of the hook's bundle) or the package
-    sucrase: loaded.some((u) => /\/register-bundle\/sucrase-[^/]*\.js$|\/dist\/vendor\/sucrase\.js$|\/node_modules\/sucrase\//.test(u)),
+    // sucrase: the one-file bundle the package ships, never the package itself (a devDependency)
+    sucrase: required.some((f) => f.endsWith("/dist/vendor/sucrase.cjs")),
+    sucrasePackage: required.some((f) => f.includes("/node_modules/sucrase/")),
     jiti: loaded.some((u) => u.includes("/node_modules/jiti/")),
+    babel: required.some((f) => f.endsWith("/node_modules/jiti/dist/babel.cjs")),
     logged: loaded.length,
   };
 }
@@ -56,7 +71,7 @@ export default defineConfig({ tools: [entry] } as BlackboxConfig & { tools: Tool
 `,
   });
   expect(r.logged).toBeGreaterThan(0); // the logger saw the process's modules (else the next lines prove nothing)
-  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, sucrasePackage: false, jiti: false, babel: false });
 });
 
 test("a .mts config takes the same road", async () => {
@@ -69,7 +84,7 @@ export default defineConfig({ tools });
   expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false });
 });
 
-test("a config that imports a module of its own loads through jiti", async () => {
+test("a config that imports a module of its own loads through jiti, which transforms with sucrase, not babel", async () => {
   const r = await recordWith({
     "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
 import { entry } from "./entries.ts";
@@ -77,7 +92,23 @@ export default defineConfig({ tools: [entry] });
 `,
     "entries.ts": `export const entry: { module: string; exports: string[] } = { module: "./tools.mjs", exports: ["get_weather"] };\n`,
   });
-  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: false, jiti: true });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, sucrasePackage: false, jiti: true, babel: false });
+});
+
+test("jiti's babel still transforms what sucrase does not: decorators in a module the config imports", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+import { Entry } from "./entry.ts";
+export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [(Entry as unknown as { tool: string }).tool] }] });
+`,
+    "entry.ts": `function named(tool: string) {
+  return (target: any) => { target.tool = tool; };
+}
+@named("get_weather")
+export class Entry {}
+`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true });
 });
 
 test("a config using import.meta loads through jiti", async () => {
@@ -87,7 +118,7 @@ const here: string = new URL(".", import.meta.url).pathname;
 export default defineConfig({ tools: [{ module: here + "tools.mjs", exports: ["get_weather"] }] });
 `,
   });
-  expect(r).toMatchObject({ tools: ["get_weather"], jiti: true });
+  expect(r).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true });
 });
 
 test("a CommonJS .ts config (module.exports, __dirname) loads through jiti, where those exist", async () => {
@@ -97,7 +128,7 @@ const config: { tools: { module: string; exports: string[] }[] } = { tools: [{ m
 module.exports = config;
 `,
   });
-  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: false, jiti: true });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: true, babel: false });
 });
 
 // the string is 38 characters as written; rewritten to a file URL it would be longer
