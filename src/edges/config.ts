@@ -65,8 +65,12 @@ function importsOnlyDefineConfig(source: string): boolean {
 
 /** `import { defineConfig }`, `import type { BlackboxConfig }`, `import { defineConfig, type BlackboxConfig }`. */
 const OWN_IMPORT = /import\s+(?:type\s+)?\{[^}]*\}\s*from\s*["']@ardaulas\/blackbox\/config["']/g;
-/** What a CommonJS file uses, which an ES module does not have (`module` as a key, `module:`, is fine). */
-const COMMONJS = /\b__dirname\b|\b__filename\b|\bexports\s*[.[=]|\bmodule\b(?!\s*:)/;
+/**
+ * What the data: road cannot run as jiti does: CommonJS (`module`, `exports`, `__dirname`;
+ * `module` as a key, `module:`, is fine), and TypeScript that sucrase drops or turns into
+ * CommonJS without a word (a `namespace` or `module M {}` with values, `export =`).
+ */
+const NOT_FOR_DATA_ROAD = /\b__dirname\b|\b__filename\b|\bexports\s*[.[=]|\bmodule\b(?!\s*:)|\bnamespace\b|\bexport\s*=/;
 /** Set by the first statement of a stripped config: it began to run (so it is not run again by jiti). */
 const RAN = Symbol.for("ardaulas.blackbox.config.ran");
 
@@ -102,7 +106,7 @@ function configEntry(): string {
  */
 async function importStripped(file: string, source: string): Promise<{ config: unknown } | undefined> {
   const rest = source.replace(OWN_IMPORT, "");
-  if (/\bimport\b|\brequire\b/.test(rest) || COMMONJS.test(rest)) return undefined; // import.meta too
+  if (/\bimport\b|\brequire\b/.test(rest) || NOT_FOR_DATA_ROAD.test(rest)) return undefined; // import.meta too
   let code: string;
   try {
     const js = sucrase()(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
@@ -166,33 +170,9 @@ async function importConfig(file: string): Promise<unknown> {
     if (stripped) return stripped.config;
   }
   const { createJiti } = await import("jiti");
-  // On a miss of jiti's cache, sucrase transforms (~15 ms cold) where it can, instead of
-  // jiti's babel (~150 ms cold); babel still does what sucrase cannot (NEEDS_BABEL).
-  let babel: ReturnType<typeof createJiti> | undefined;
-  const viaBabel = (opts: JitiTransformOptions) => ({ code: (babel ??= createJiti(import.meta.url)).transform(opts) });
-  const jiti = createJiti(import.meta.url, {
-    alias: { "@ardaulas/blackbox/config": configEntry() },
-    moduleCache: false,
-    transform(opts) {
-      if (opts.jsx || NEEDS_BABEL.test(opts.source)) return viaBabel(opts);
-      try {
-        const transforms: ("typescript" | "imports")[] = opts.ts ? ["typescript", "imports"] : ["imports"];
-        return { code: sucrase()(opts.source, { transforms, filePath: opts.filename, disableESTransforms: true }).code };
-      } catch {
-        return viaBabel(opts); // syntax sucrase refuses: jiti's own transform (babel) names it, or handles it
-      }
-    },
-  });
+  const jiti = createJiti(import.meta.url, { alias: { "@ardaulas/blackbox/config": configEntry() }, moduleCache: false });
   return jiti.import(file, { default: true });
 }
-
-type JitiTransformOptions = Parameters<NonNullable<import("jiti").JitiOptions["transform"]>>[0];
-/**
- * What jiti's own transform (babel) rewrites and sucrase's imports transform does not:
- * import.meta, import(), decorators (an `@name` that does not follow a quote, as the
- * `@scope/` of a specifier does).
- */
-const NEEDS_BABEL = /\bimport\s*(?:\.|\()|(?:^|[\s;{}(,[])@[A-Za-z_$]/m;
 
 async function checkedConfig(file: string, raw: unknown): Promise<BlackboxConfig> {
   if (isPlainConfig(raw)) return raw; // zod loads only for providers or a config it must refuse

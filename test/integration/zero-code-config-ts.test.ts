@@ -1,9 +1,9 @@
 /**
  * How a TypeScript config loads (src/edges/config.ts). One that imports nothing but
  * @ardaulas/blackbox/config (values or types) has its types stripped by sucrase and is
- * imported as a data: module, without jiti; everything else still loads through jiti, whose
- * transform is sucrase too where it can be (babel for import.meta, import(), decorators).
- * Every road wraps the configured tools, seen in the cassette.
+ * imported as a data: module, without jiti; everything else still loads through jiti (and
+ * its babel transform: jiti's cache is off here). Both roads wrap the configured tools,
+ * seen in the cassette.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -84,7 +84,7 @@ export default defineConfig({ tools });
   expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false });
 });
 
-test("a config that imports a module of its own loads through jiti, which transforms with sucrase, not babel", async () => {
+test("a config that imports a module of its own loads through jiti", async () => {
   const r = await recordWith({
     "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
 import { entry } from "./entries.ts";
@@ -92,10 +92,10 @@ export default defineConfig({ tools: [entry] });
 `,
     "entries.ts": `export const entry: { module: string; exports: string[] } = { module: "./tools.mjs", exports: ["get_weather"] };\n`,
   });
-  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, sucrasePackage: false, jiti: true, babel: false });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: false, jiti: true, babel: true });
 });
 
-test("jiti's babel still transforms what sucrase does not: decorators in a module the config imports", async () => {
+test("a module the config imports may use what only jiti's babel transforms: decorators", async () => {
   const r = await recordWith({
     "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
 import { Entry } from "./entry.ts";
@@ -108,7 +108,7 @@ export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [(Entry 
 export class Entry {}
 `,
   });
-  expect(r).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: false, jiti: true, babel: true });
 });
 
 test("a config using import.meta loads through jiti", async () => {
@@ -128,7 +128,19 @@ const config: { tools: { module: string; exports: string[] }[] } = { tools: [{ m
 module.exports = config;
 `,
   });
-  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: true, babel: false });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: false, jiti: true, babel: true });
+});
+
+test("a config with a namespace (which sucrase would drop) loads through jiti", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+namespace Tools {
+  export const weather: string = "get_weather";
+}
+export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [Tools.weather] }] });
+`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: false, jiti: true, babel: true });
 });
 
 // the string is 38 characters as written; rewritten to a file URL it would be longer
