@@ -58,14 +58,14 @@ function resolveModule(base: string, spec: string): string | undefined {
   return undefined;
 }
 
-const DEFINE_CONFIG_IMPORT = /import\s*\{\s*defineConfig\s*\}\s*from\s*["']@ardaulas\/blackbox\/config["']/g;
-
-function importsOnlyDefineConfig(source: string): boolean {
-  return !/\bimport\b|\brequire\b/.test(source.replace(DEFINE_CONFIG_IMPORT, ""));
-}
-
 /** `import { defineConfig }`, `import type { BlackboxConfig }`, `import { defineConfig, type BlackboxConfig }`. */
-const OWN_IMPORT = /import\s+(?:type\s+)?\{[^}]*\}\s*from\s*["']@ardaulas\/blackbox\/config["']/g;
+const OWN_IMPORT = /import\s*(?:type\s+)?\{[^}]*\}\s*from\s*["']@ardaulas\/blackbox\/config["']/g;
+
+/** The config's source, without its imports of @ardaulas/blackbox/config, when it has no other import or require (import.meta too). */
+function withoutOwnImports(source: string): string | undefined {
+  const rest = source.replace(OWN_IMPORT, "");
+  return /\bimport\b|\brequire\b/.test(rest) ? undefined : rest;
+}
 /**
  * What the data: road cannot run as jiti does: CommonJS (`module`, `exports`, `__dirname`;
  * `module` as a key, `module:`, is fine), and TypeScript that sucrase drops or turns into
@@ -106,8 +106,8 @@ function configEntry(): string {
  * retried (a retry would run its side effects twice).
  */
 async function importStripped(file: string, source: string): Promise<{ config: unknown } | undefined> {
-  const rest = source.replace(OWN_IMPORT, "");
-  if (/\bimport\b|\brequire\b/.test(rest) || NOT_FOR_DATA_ROAD.test(rest)) return undefined; // import.meta too
+  const rest = withoutOwnImports(source);
+  if (rest === undefined || NOT_FOR_DATA_ROAD.test(rest)) return undefined;
   let code: string;
   try {
     const js = sucrase()(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
@@ -150,11 +150,11 @@ function pointOwnImports(js: string, parse: typeof import("es-module-lexer").par
 }
 
 async function importConfig(file: string): Promise<unknown> {
-  // An .mjs config that imports nothing but defineConfig skips jiti (~50-100 ms); when
+  // An .mjs config that imports nothing but @ardaulas/blackbox/config skips jiti (~50-100 ms); when
   // Node cannot load it (the app lacks @ardaulas/blackbox) it goes to jiti. One that
   // imports more always goes to jiti, which keeps those modules out of Node's cache
   // (a tools module cached before the hooks are installed would not be wrapped).
-  if (file.endsWith(".mjs") && importsOnlyDefineConfig(readFileSync(file, "utf8"))) {
+  if (file.endsWith(".mjs") && withoutOwnImports(readFileSync(file, "utf8")) !== undefined) {
     // only "@ardaulas/blackbox/config not found" goes on to jiti: anything else is the config's
     // own error, and a retry would run its side effects twice
     const native = await import(pathToFileURL(file).href).then(
