@@ -16,7 +16,8 @@
  * Comparing. When the previous request matched recorded model_input k and this one is
  * it plus new messages, comparing with model_input k+1 only needs its new messages,
  * once model_input k+1 is checked to extend k: the same model, system prompt, tools and
- * params, and k's messages as its first ones (plain JSON equality, once per pair).
+ * params, and k's messages as its first ones (plain JSON equality; O(1) where the load's
+ * share pass already found it, src/trace/share.ts extendsShared).
  */
 import { BlackboxUnsupportedError } from "../errors.js";
 import { anthropicMoreMessages, anthropicRequestState } from "../providers/anthropicRequest.js";
@@ -24,6 +25,7 @@ import { compareMessages, compareModelInput, sameJson, type InputDifference } fr
 import type { ToolCallIds } from "../providers/ids.js";
 import { openAIMoreMessages, openAIRequestState } from "../providers/openaiRequest.js";
 import type { ParsedModelRequest, ProviderName, RequestState } from "../providers/types.js";
+import { extendsShared } from "../trace/share.js";
 import type { ModelInput } from "../trace/types.js";
 
 const PARSERS = {
@@ -83,8 +85,6 @@ export class IncrementalRequests {
   private delta: { base: ModelInput; from: number } | undefined;
   /** The last request that matched its recording, and that recorded input. */
   private matched: { actual: ModelInput; recorded: ModelInput } | undefined;
-  /** Does recorded input `next` extend recorded input `prev`? Checked once per pair. */
-  private readonly extendsCache = new WeakMap<ModelInput, { prev: ModelInput; ok: boolean }>();
   /** How often each path ran (for tests and benchmarks). */
   readonly stats = { incrementalParses: 0, fullParses: 0, incrementalCompares: 0, fullCompares: 0 };
 
@@ -142,21 +142,14 @@ export class IncrementalRequests {
   private comparableFrom(recorded: ModelInput, actual: ModelInput): number | undefined {
     const { delta, matched } = this;
     if (!delta || !matched || matched.actual !== delta.base || this.last?.state.parsed.input !== actual) return undefined;
-    return this.extendsRecorded(matched.recorded, recorded) ? delta.from : undefined;
-  }
-
-  private extendsRecorded(prev: ModelInput, next: ModelInput): boolean {
-    const known = this.extendsCache.get(next);
-    if (known && known.prev === prev) return known.ok;
-    const ok = extendsInput(prev, next);
-    this.extendsCache.set(next, { prev, ok });
-    return ok;
+    return extendsInput(matched.recorded, recorded) ? delta.from : undefined;
   }
 }
 
 /** `next` has the same model, system prompt, tools and params as `prev`, and prev's messages first. */
 function extendsInput(prev: ModelInput, next: ModelInput): boolean {
   if (prev.model !== next.model || prev.systemPrompt !== next.systemPrompt) return false;
+  if (extendsShared(prev, next)) return true; // the load's share pass found the rest (the same objects)
   if (!sameJson(prev.tools, next.tools) || !sameJson(prev.params, next.params)) return false;
   const a = prev.messages;
   const b = next.messages;

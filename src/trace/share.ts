@@ -32,6 +32,24 @@ import { MAX_JSON_DEPTH } from "./depth.js";
 /** The objects that stand at more than one place of a trace after shareRecordedHistory. */
 export type SharedValues = ReadonlySet<object>;
 
+/**
+ * model_input payload -> the previous model_input payload, where shareRecordedHistory
+ * left the first one holding every message of the second as its leading messages, and
+ * the same tools and params (the same objects). Read by extendsShared.
+ */
+const EXTENDS = new WeakMap<object, object>();
+
+/**
+ * Whether shareRecordedHistory found recorded input `next` to repeat all of `prev`'s
+ * messages, tools and params as the same objects: O(1), where checking it costs a pass
+ * over the history (strict replay asks once per call: src/session/incremental.ts). False
+ * says nothing; the caller then checks. Good while the trace is not changed after the
+ * share, which replay never does.
+ */
+export function extendsShared(prev: object, next: object): boolean {
+  return EXTENDS.get(next) === prev;
+}
+
 interface Input {
   messages?: unknown;
   tools?: unknown;
@@ -69,13 +87,16 @@ function shareWith(prev: Input, next: Input, shared: Set<object>): void {
   const b = next.messages;
   if (!Array.isArray(a) || !Array.isArray(b)) return;
   const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  for (; i < n; i++) {
     if (a[i] !== b[i]) {
       if (!exactlySame(a[i], b[i])) break; // the histories part here: later messages are not the same conversation
       b[i] = a[i];
     }
     one(b[i]);
   }
+  if (i === a.length && next.tools === prev.tools && next.params === prev.params) EXTENDS.set(next, prev);
+  else EXTENDS.delete(next);
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exactlySame, shareRecordedHistory } from "../../../src/trace/share.js";
+import { exactlySame, extendsShared, shareRecordedHistory } from "../../../src/trace/share.js";
 import type { TraceStep } from "../../../src/trace/types.js";
 
 /** JSON text that also tells -0 from 0: what "cannot be told apart" means here. */
@@ -54,6 +54,7 @@ const message = fc.oneof(
 describe("shareRecordedHistory", () => {
   it("never changes what the trace serializes to, whatever one input's history was edited (key order, -0, __proto__, values)", () => {
     let sharedSeen = 0;
+    let extendedSeen = 0;
     fc.assert(
       fc.property(fc.array(message, { minLength: 2, maxLength: 8 }), fc.nat(), fc.nat(), editArb, (messages, pickInput, pickPath, edit) => {
         const steps = loaded(messages, (inputs) => {
@@ -64,11 +65,39 @@ describe("shareRecordedHistory", () => {
         const before = exact(steps);
         shareRecordedHistory(steps);
         expect(exact(steps)).toBe(before);
-        for (let k = 1; k < steps.length; k++) if (msgs(steps, k)[0] === msgs(steps, k - 1)[0] && typeof msgs(steps, k)[0] === "object") sharedSeen++;
+        for (let k = 1; k < steps.length; k++) {
+          if (msgs(steps, k)[0] === msgs(steps, k - 1)[0] && typeof msgs(steps, k)[0] === "object") sharedSeen++;
+          // extendsShared says yes only where every earlier message, the tools and params are the same objects
+          const prev = steps[k - 1]!.payload as unknown as Record<string, unknown>;
+          const next = steps[k]!.payload as unknown as Record<string, unknown>;
+          const really = Array.isArray(prev.messages) && Array.isArray(next.messages) && prev.messages.length <= next.messages.length &&
+            prev.messages.every((m, i) => m === (next.messages as unknown[])[i]) && prev.tools === next.tools && prev.params === next.params;
+          expect(extendsShared(prev, next)).toBe(really);
+          if (really) extendedSeen++;
+        }
       }),
       { numRuns: 1500 },
     );
     expect(sharedSeen).toBeGreaterThan(500); // it did share (else the test proves nothing)
+    expect(extendedSeen).toBeGreaterThan(500);
+  });
+
+  it("extendsShared: true for each input that repeats the previous one's history, false from where a history parts, and after a later share that no longer finds it", () => {
+    const m = ['{"role":"user","content":"a"}', '{"role":"assistant","content":[{"type":"text","text":"b"}]}', '{"role":"user","content":"c"}'];
+    const steps = loaded(m, (inputs) => ((inputs[2]!.messages[1] as Record<string, unknown>).content = "edited"));
+    const p = steps.map((s) => s.payload as unknown as object);
+    shareRecordedHistory(steps);
+    expect(extendsShared(p[0]!, p[1]!)).toBe(true);
+    expect(extendsShared(p[1]!, p[2]!)).toBe(false); // input 2 edited message 1
+    expect(extendsShared(p[0]!, p[2]!)).toBe(false); // not its previous input
+    // the same history without the edit: shared; then input 1 changes and the trace is shared again
+    const clean = loaded(m);
+    const q = clean.map((s) => s.payload as unknown as { messages: unknown[] });
+    shareRecordedHistory(clean);
+    expect(extendsShared(q[1]!, q[2]!)).toBe(true);
+    q[2]!.messages[0] = JSON.parse('{"role":"user","content":"other"}');
+    shareRecordedHistory(clean);
+    expect(extendsShared(q[1]!, q[2]!)).toBe(false);
   });
 
   it("makes a repeated history the same objects, and stops sharing where an input's history parts", () => {
