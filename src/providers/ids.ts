@@ -1,3 +1,5 @@
+import { callIndex } from "../trace/payloads.js";
+
 /**
  * Run-local tool-call ids. Provider ids (toolu_…, call_…) become `call-N` in order
  * of first appearance in the run (in a request's history or in a response), so record
@@ -32,8 +34,8 @@ export class ToolCallIds {
     const had = this.toCall.get(wireId);
     if (had !== undefined && had !== callId) this.remapCount++;
     this.toCall.set(wireId, callId);
-    const m = /^call-(\d+)$/.exec(callId);
-    if (m) this.next = Math.max(this.next, Number(m[1]) + 1);
+    const n = callIndex(callId);
+    if (n >= 0) this.next = Math.max(this.next, n + 1);
   }
 
   /** Continue numbering after call-N (fork: ids already present in a copied prefix). */

@@ -8,7 +8,7 @@ import { adapters } from "../providers/index.js";
 import { ToolCallIds } from "../providers/ids.js";
 import type { ParsedModelRequest, ProviderAdapter, ProviderName, WireRequest } from "../providers/types.js";
 import { TraceBuilder } from "../trace/builder.js";
-import { maxCallIndex, toolCallsOf } from "../trace/payloads.js";
+import { callIndex, maxCallIndex, toolCallsOf } from "../trace/payloads.js";
 import type { JsonValue, ModelOutput, TerminalPayload } from "../trace/types.js";
 import { claimCassette } from "../edges/claim.js";
 import { onProcessExit, type ExitInfo } from "../edges/processExit.js";
@@ -345,8 +345,8 @@ export class SessionImpl implements Session {
     const pair = this.source!.nextTool(name, input);
     // Keep run-local numbering where the recording had it: a tool the model did not
     // request took the next call-N when it was recorded.
-    const n = /^call-(\d+)$/.exec((pair.callStep.payload as { toolCallId: string }).toolCallId);
-    if (n) this.ids.seedPast(Number(n[1]));
+    const n = callIndex((pair.callStep.payload as { toolCallId: string }).toolCallId);
+    if (n >= 0) this.ids.seedPast(n);
     if (this.mode === "fork" && pair.resultStep && pair.resultStep.index >= this.forkAt) {
       return this.forkTool(pair, input, run);
     }

@@ -40,13 +40,26 @@ export function terminalStepOf(steps: readonly TraceStep[]): TraceStep | undefin
   return undefined;
 }
 
+/**
+ * N of a `call-N` id (what /^call-(\d+)$/ matches), else -1. Without a regex: a replayed
+ * reply registers each of its tool calls, and a replayed call is short enough that a
+ * cold regex shows (bench/dispatcher-per-call.mjs).
+ */
+export function callIndex(id: string): number {
+  if (id.length < 6 || !id.startsWith("call-")) return -1;
+  for (let i = 5; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return -1;
+  }
+  return Number(id.slice(5));
+}
+
 /** Highest N among `call-N` ids in the given steps' payloads, or -1. */
 export function maxCallIndex(steps: readonly TraceStep[]): number {
   let max = -1;
   const visit = (v: unknown): void => {
     if (typeof v === "string") {
-      const m = /^call-(\d+)$/.exec(v);
-      if (m) max = Math.max(max, Number(m[1]));
+      max = Math.max(max, callIndex(v));
     } else if (Array.isArray(v)) {
       for (const x of v) if (x && typeof x === "object") visit(x);
     } else if (v && typeof v === "object") {
