@@ -41,11 +41,11 @@ export class BlackboxDispatcher extends EventEmitter {
   }
 
   dispatch(opts: DispatchOptions, handler: AnyHandler): boolean {
-    let url: string | undefined;
+    let url: URL | undefined;
     let provider: ProviderName | undefined;
     try {
       url = opts.upgrade ? undefined : requestUrl(opts);
-      provider = url === undefined ? undefined : this.#session.route(url);
+      provider = url === undefined ? undefined : this.#session.route(url.href);
     } catch {
       provider = undefined;
     }
@@ -63,7 +63,7 @@ export class BlackboxDispatcher extends EventEmitter {
     return true;
   }
 
-  async #answer(opts: DispatchOptions, handler: AnyHandler, provider: ProviderName, url: string): Promise<void> {
+  async #answer(opts: DispatchOptions, handler: AnyHandler, provider: ProviderName, url: URL): Promise<void> {
     const sink = sinkFor(handler);
     try {
       sink.start();

@@ -13,8 +13,8 @@ export interface DispatchOptions {
   [key: string]: unknown;
 }
 
-export function requestUrl(opts: DispatchOptions): string {
-  return new URL(opts.path, String(opts.origin ?? "")).href;
+export function requestUrl(opts: DispatchOptions): URL {
+  return new URL(opts.path, String(opts.origin ?? ""));
 }
 
 function text(value: unknown): string {
@@ -81,14 +81,16 @@ export async function readBody(body: unknown): Promise<string | undefined> {
  * and normalizing the SDK's ~15 headers is a real share of a replayed call
  * (bench/dispatcher-per-call.mjs).
  */
-export function wireRequest(opts: DispatchOptions, url = requestUrl(opts)): WireRequest | Promise<WireRequest> {
+export function wireRequest(opts: DispatchOptions, parsedUrl = requestUrl(opts)): WireRequest | Promise<WireRequest> {
   const method = String(opts.method).toUpperCase();
   const raw = opts.headers;
+  const url = parsedUrl.href;
   const request = (body: string | undefined): WireRequest => {
     let headers: Record<string, string> | undefined;
     return {
       method,
       url,
+      parsedUrl,
       get headers() {
         return (headers ??= normalizeHeaders(raw));
       },

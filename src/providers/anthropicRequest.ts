@@ -10,7 +10,7 @@
 import type { ToolCallIds } from "./ids.js";
 import type { ParsedModelRequest, RequestState } from "./types.js";
 import type { JsonValue, Message, MessagePart, ModelParams, TextPart, ToolDefinition } from "../trace/types.js";
-import { arrayField, bodyObject, copyParam, isObj, joinText, refuse, stopList, textPart, type Obj } from "./wire.js";
+import { appendWire, arrayField, bodyObject, copyParam, isObj, joinText, refuse, stopList, textPart, withMessages, type Obj } from "./wire.js";
 
 const WHAT = "Anthropic messages.create";
 
@@ -45,13 +45,15 @@ export function anthropicRequestState(raw: unknown, ids: ToolCallIds): RequestSt
 /**
  * The request of `state` with the wire messages `more` added at the end of its messages
  * (every other field unchanged): exactly what parseAnthropicRequest gives for that body,
- * converting only `more`. Takes over `state.names`; a refusal leaves `state` unusable.
+ * converting only `more`. Takes over `state.wire` and `state.names`; a refusal leaves
+ * `state` unusable.
  */
 export function anthropicMoreMessages(state: RequestState, more: unknown[], ids: ToolCallIds): RequestState {
-  const wire = state.wire.concat(more);
+  const from = state.wire.length;
+  const wire = appendWire(state, more);
   const messages = state.parsed.input.messages.slice();
-  addMessages(wire, state.wire.length, ids, state.names, messages);
-  return { parsed: { ...state.parsed, input: { ...state.parsed.input, messages } }, wire, names: state.names };
+  addMessages(wire, from, ids, state.names, messages);
+  return withMessages(state, wire, messages);
 }
 
 function addMessages(wire: unknown[], from: number, ids: ToolCallIds, names: Map<string, string>, out: Message[]): void {

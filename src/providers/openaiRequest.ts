@@ -13,7 +13,7 @@
 import type { ToolCallIds } from "./ids.js";
 import type { ParsedModelRequest, RequestState } from "./types.js";
 import type { JsonValue, Message, MessagePart, ModelParams, TextPart, ToolDefinition } from "../trace/types.js";
-import { arrayField, bodyObject, copyParam, isObj, joinText, refuse, stopList, textPart, type Obj } from "./wire.js";
+import { appendWire, arrayField, bodyObject, copyParam, isObj, joinText, refuse, stopList, textPart, withMessages, type Obj } from "./wire.js";
 
 const WHAT = "OpenAI chat.completions.create";
 
@@ -71,17 +71,18 @@ export function openAIRequestState(raw: unknown, ids: ToolCallIds): RequestState
  * field unchanged), converting only `more`; undefined when they could merge into its
  * last turn (a tool message after a tool message) or it has no turn yet (a system
  * message would still join the system prompt): parse the whole body then. Takes over
- * `state.names`; a refusal leaves `state` unusable.
+ * `state.wire` and `state.names`; a refusal leaves `state` unusable.
  */
 export function openAIMoreMessages(state: RequestState, more: unknown[], ids: ToolCallIds): RequestState | undefined {
   if (state.parsed.input.messages.length === 0) return undefined;
   const last = state.wire[state.wire.length - 1];
   const first = more[0];
   if (isObj(first) && first.role === "tool" && isObj(last) && last.role === "tool") return undefined;
-  const wire = state.wire.concat(more);
+  const from = state.wire.length;
+  const wire = appendWire(state, more);
   const messages = state.parsed.input.messages.slice();
-  addMessages(wire, state.wire.length, ids, state.names, messages);
-  return { parsed: { ...state.parsed, input: { ...state.parsed.input, messages } }, wire, names: state.names };
+  addMessages(wire, from, ids, state.names, messages);
+  return withMessages(state, wire, messages);
 }
 
 /** Converts the conversation messages wire[from..] onto `messages` (consecutive tool messages make one turn). */

@@ -7,6 +7,8 @@ export type ProviderName = "anthropic" | "openai";
 export interface WireRequest {
   method: string;
   url: string;
+  /** `new URL(url)`, when the door parsed it already (a replayed call is short enough that a second parse shows). */
+  parsedUrl?: URL;
   /** Header names lower-cased. */
   headers: Record<string, string>;
   /** The request body as text (undefined when there is none). */
@@ -35,7 +37,7 @@ export interface ParsedModelRequest {
  */
 export interface RequestState {
   parsed: ParsedModelRequest;
-  /** The body's wire messages. */
+  /** The body's wire messages (the next request's state takes them over and appends to them). */
   wire: unknown[];
   /** Provider tool-call id -> tool name, from the tool calls in `wire`. */
   names: Map<string, string>;

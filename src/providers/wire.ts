@@ -3,7 +3,8 @@
  * safely and refusing what Blackbox cannot record.
  */
 import { BlackboxUnsupportedError } from "../errors.js";
-import type { JsonValue, ModelParams, TextPart } from "../trace/types.js";
+import type { JsonValue, Message, ModelInput, ModelParams, TextPart } from "../trace/types.js";
+import type { RequestState } from "./types.js";
 
 export type Obj = Record<string, unknown>;
 
@@ -58,4 +59,27 @@ export function stopList(v: unknown): JsonValue | undefined {
 /** The path without a trailing slash. */
 export function cleanPath(url: URL): string {
   return url.pathname.replace(/\/+$/, "");
+}
+
+// --- the incremental parse's two steps (src/session/incremental.ts), shared by both adapters ---
+
+/** `state.wire` with `more` pushed onto its end, in place: the next request takes the state over. */
+export function appendWire(state: RequestState, more: readonly unknown[]): unknown[] {
+  const wire = state.wire;
+  for (const m of more) wire.push(m);
+  return wire;
+}
+
+/**
+ * `state` with its input's messages replaced: the input's other members as they are, in
+ * the order both adapters write them (messages, tools, systemPrompt, model, params).
+ * Written out, not spread: a replayed call is short enough that object spreads show.
+ */
+export function withMessages(state: RequestState, wire: unknown[], messages: Message[]): RequestState {
+  const was = state.parsed.input;
+  const input: ModelInput = { messages, tools: was.tools };
+  if (was.systemPrompt !== undefined) input.systemPrompt = was.systemPrompt;
+  if (was.model !== undefined) input.model = was.model;
+  if (was.params !== undefined) input.params = was.params;
+  return { parsed: { input, stream: state.parsed.stream, thinking: state.parsed.thinking }, wire, names: state.names };
 }

@@ -22,7 +22,7 @@ import { loadScript, withIds, type ScriptedOutput } from "./script.js";
 import { checkTraceId, forkPointOf, requireCassette, requireOut, traceIdOf } from "./setup.js";
 import { RecordRound, type RecordedPair, type RoundEntry } from "./rounds.js";
 import { divergence, ReplaySource } from "./source.js";
-import { readBody, REQUEST_ID_HEADER, streamLive, synthesizeStream } from "./streaming.js";
+import { readBody, servedHeaders, streamLive, synthesizeStream } from "./streaming.js";
 import type {
   AnyFn,
   FinishOptions,
@@ -111,7 +111,7 @@ export class SessionImpl implements Session {
     const provider = hint ?? this.route(request.url);
     if (!provider) return forward(request, signal);
     const adapter = adapters[provider];
-    const url = new URL(request.url);
+    const url = request.parsedUrl ?? new URL(request.url);
     const kind = adapter.classify(request.method, url);
     if (this.mode !== "replay") this.collectSecrets(request); // for the cassette a record or fork writes
     try {
@@ -223,7 +223,7 @@ export class SessionImpl implements Session {
     return {
       status: 200,
       statusText: "OK",
-      headers: { ...JSON_HEADERS, [REQUEST_ID_HEADER[adapter.name]]: `bbx_req-${seq}` },
+      headers: servedHeaders(adapter.name, "application/json", seq),
       body: JSON.stringify(adapter.buildResponse(output, parsed, this.ids, seq)),
     };
   }

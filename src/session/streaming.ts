@@ -79,11 +79,15 @@ export function streamLive(
 }
 
 /**
- * The header each provider answers with its request id, which its SDK reads (Anthropic's
- * `_request_id` from `request-id`, OpenAI's from `x-request-id`); a served reply carries
- * Blackbox's `bbx_req-N` under that one name, as the provider would.
+ * A served reply's headers: its content type, and the request id under the one header its
+ * provider answers with, which its SDK reads (Anthropic's `_request_id` from `request-id`,
+ * OpenAI's from `x-request-id`): Blackbox's `bbx_req-<seq>`.
  */
-export const REQUEST_ID_HEADER: Record<ProviderName, string> = { anthropic: "request-id", openai: "x-request-id" };
+export function servedHeaders(provider: ProviderName, contentType: string, seq: number): Record<string, string> {
+  const id = `bbx_req-${seq}`;
+  // two literals, not a computed key: a replayed call is short enough that a dictionary-mode object shows
+  return provider === "anthropic" ? { "content-type": contentType, "request-id": id } : { "content-type": contentType, "x-request-id": id };
+}
 
 /** A replayed (or scripted) reply as the event stream the agent asked for. */
 export function synthesizeStream(
@@ -96,7 +100,7 @@ export function synthesizeStream(
   return {
     status: 200,
     statusText: "OK",
-    headers: { "content-type": STREAM_CONTENT_TYPE, [REQUEST_ID_HEADER[provider]]: `bbx_req-${seq}` },
+    headers: servedHeaders(provider, STREAM_CONTENT_TYPE, seq),
     body: streamAdapters[provider].synthesize(output, request, ids, seq),
   };
 }
