@@ -86,6 +86,11 @@ for (const name of names) {
 }
 if (results.door && results.mock) {
   const mark = (ok) => (ok ? "ok" : "MISSED");
+  // Paired: door/MockAgent within each round (the two ran back to back), then the median of
+  // those ratios and its IQR: a slow spell of the machine then moves both sides of a ratio.
+  const q = (xs, f) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * f))];
+  const per = results.door.map((d, r) => d.cpu / results.mock[r].cpu);
+  console.log(`paired CPU     door/MockAgent per round: median ${f2(q(per, 0.5))}x [IQR ${f2(q(per, 0.25))}, ${f2(q(per, 0.75))}], ${per.filter((x) => x <= 1).length} of ${per.length} rounds <= 1.0`);
   for (const [what, field] of [["wall", "wall"], ["CPU", "cpu"], ["whole-run CPU", "runCpu"]]) {
     const ratio = med("door", field) / med("mock", field);
     const bb = results.bb ? `   door/bb.fetch ${f2(med("door", field) / med("bb", field))}x` : "";
