@@ -46,7 +46,7 @@ export function terminalStepOf(steps: readonly TraceStep[]): TraceStep | undefin
  * cold regex shows (bench/dispatcher-per-call.mjs).
  */
 export function callIndex(id: string): number {
-  if (id.length < 6 || !id.startsWith("call-")) return -1;
+  if (typeof id !== "string" || id.length < 6 || !id.startsWith("call-")) return -1; // a payload a session was handed in memory may hold anything
   for (let i = 5; i < id.length; i++) {
     const c = id.charCodeAt(i);
     if (c < 0x30 || c > 0x39) return -1;

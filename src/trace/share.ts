@@ -44,7 +44,8 @@ const EXTENDS = new WeakMap<object, object>();
  * messages, tools and params as the same objects: O(1), where checking it costs a pass
  * over the history (strict replay asks once per call: src/session/incremental.ts). False
  * says nothing; the caller then checks. Good while the trace is not changed after the
- * share, which replay never does.
+ * share: ReplaySource shares the trace it is given when it starts, and nothing changes a
+ * payload after that.
  */
 export function extendsShared(prev: object, next: object): boolean {
   return EXTENDS.get(next) === prev;
@@ -76,6 +77,7 @@ export function shareRecordedHistory(steps: readonly unknown[]): SharedValues {
 }
 
 function shareWith(prev: Input, next: Input, shared: Set<object>): void {
+  EXTENDS.delete(next); // set again below only if this share finds it (a trace may be shared twice)
   const one = (v: unknown) => {
     if (v !== null && typeof v === "object") shared.add(v);
   };
@@ -96,7 +98,6 @@ function shareWith(prev: Input, next: Input, shared: Set<object>): void {
     one(b[i]);
   }
   if (i === a.length && next.tools === prev.tools && next.params === prev.params) EXTENDS.set(next, prev);
-  else EXTENDS.delete(next);
 }
 
 /**

@@ -98,6 +98,14 @@ describe("shareRecordedHistory", () => {
     q[2]!.messages[0] = JSON.parse('{"role":"user","content":"other"}');
     shareRecordedHistory(clean);
     expect(extendsShared(q[1]!, q[2]!)).toBe(false);
+    // and where the messages are no list at all by the second share
+    shareRecordedHistory(clean);
+    q[2]!.messages[0] = q[1]!.messages[0];
+    shareRecordedHistory(clean);
+    expect(extendsShared(q[1]!, q[2]!)).toBe(true);
+    (q[2] as { messages: unknown }).messages = "oops";
+    shareRecordedHistory(clean);
+    expect(extendsShared(q[1]!, q[2]!)).toBe(false);
   });
 
   it("makes a repeated history the same objects, and stops sharing where an input's history parts", () => {

@@ -25,6 +25,10 @@ describe("callIndex", () => {
     }), { numRuns: 3000 });
   });
 
+  it("is -1 for what is not a string (a payload handed in memory may hold anything; the regex would have read its String())", () => {
+    for (const v of [undefined, null, 7, ["call-1"], { toString: () => "call-1" }]) expect(callIndex(v as unknown as string)).toBe(-1);
+  });
+
   it("keeps the run's numbering past a registered call-N (and leaves it for other ids)", () => {
     const ids = new ToolCallIds();
     ids.register("bbx_call-7", "call-7");
