@@ -6,8 +6,12 @@
  * Anthropic SDK: `baseURL: fake.anthropicUrl` (it appends /v1/messages).
  * OpenAI SDK:    `baseURL: fake.openaiUrl` (…/v1, it appends /chat/completions).
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 
 export type FakeReply =
   | { json: object; status?: number; headers?: Record<string, string> }
@@ -189,4 +193,21 @@ export function openaiSSE(c: FakeContent & { refusal?: string } = {}): string[] 
   out.push(`data: ${JSON.stringify({ ...base, choices: [], usage: full.usage })}\n\n`);
   out.push("data: [DONE]\n\n");
   return out;
+}
+
+/**
+ * For a test file: a fake provider and a temp directory, started before its tests and
+ * closed (removed) after them. Read `fake` and `dir` inside tests, not at load.
+ */
+export function useFakeProvider(dirPrefix: string): { readonly fake: FakeProvider; readonly dir: string } {
+  const env = {} as { fake: FakeProvider; dir: string };
+  beforeAll(async () => {
+    env.fake = await startFakeProvider();
+    env.dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  });
+  afterAll(async () => {
+    await env.fake?.close();
+    if (env.dir) rmSync(env.dir, { recursive: true, force: true });
+  });
+  return env;
 }

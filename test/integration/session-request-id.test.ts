@@ -5,29 +5,18 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { blackbox } from "../../src/index.js";
-import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, useFakeProvider } from "../helpers/fakeProvider.js";
 
-let fake: FakeProvider;
-let dir: string;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-  dir = mkdtempSync(join(tmpdir(), "bbx-reqid-"));
-});
-afterAll(async () => {
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = useFakeProvider("bbx-reqid-");
 
 /** Two calls, the first plain, the second streamed: what the agent saw of each reply's headers. */
 type Calls = (fetch: typeof globalThis.fetch) => Promise<{ sdkIds: unknown[]; headers: Headers[] }>;
 
 const anthropicCalls: Calls = async (fetch) => {
-  const client = new Anthropic({ apiKey: "sk-ant-test-0000000000", baseURL: fake.anthropicUrl, fetch, maxRetries: 0 });
+  const client = new Anthropic({ apiKey: "sk-ant-test-0000000000", baseURL: fx.fake.anthropicUrl, fetch, maxRetries: 0 });
   const ask = { model: "claude-sonnet-4-6", max_tokens: 64, messages: [{ role: "user" as const, content: "hi" }] };
   const plain = await client.messages.create(ask).withResponse();
   const streamed = await client.messages.create({ ...ask, stream: true }).withResponse();
@@ -36,7 +25,7 @@ const anthropicCalls: Calls = async (fetch) => {
 };
 
 const openaiCalls: Calls = async (fetch) => {
-  const client = new OpenAI({ apiKey: "sk-test-0000000000", baseURL: fake.openaiUrl, fetch, maxRetries: 0 });
+  const client = new OpenAI({ apiKey: "sk-test-0000000000", baseURL: fx.fake.openaiUrl, fetch, maxRetries: 0 });
   const ask = { model: "gpt-4o", messages: [{ role: "user" as const, content: "hi" }] };
   const plain = await client.chat.completions.create(ask).withResponse();
   const streamed = await client.chat.completions.create({ ...ask, stream: true }).withResponse();
@@ -50,8 +39,8 @@ const cases = [
 ] as const;
 
 test.each(cases)("$name: replayed replies carry bbx_req-N under $header only, and the SDK reads it", async ({ name, calls, header, other, replies }) => {
-  const file = join(dir, `${name}.json`);
-  fake.enqueue(...replies());
+  const file = join(fx.dir, `${name}.json`);
+  fx.fake.enqueue(...replies());
   const rec = blackbox({ mode: "record", out: file });
   await calls(rec.fetch);
   await rec.finish({ result: "hello" });

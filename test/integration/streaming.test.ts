@@ -5,12 +5,11 @@
  * through each entry point, and the agent must see the same text and tool calls.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { describe, expect, it } from "vitest";
+import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, useFakeProvider } from "../helpers/fakeProvider.js";
 
 const run = promisify(execFile);
 const AGENT = join(import.meta.dirname, "streamingAgent.ts");
@@ -21,16 +20,7 @@ const NODE_TSX = [process.execPath, "--import", "tsx", AGENT];
 type Provider = "anthropic" | "openai";
 type Entry = "create" | "stream" | "plain";
 
-let fake: FakeProvider;
-let dir: string;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-  dir = mkdtempSync(join(tmpdir(), "bb-streaming-"));
-});
-afterAll(async () => {
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = useFakeProvider("bb-streaming-");
 
 const toolTurn = { text: "Let me check both cities.", toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }, { name: "get_weather", input: { city: "Tokyo" } }] };
 const finalTurn = { text: "Lisbon is sunny ☀ and Tokyo has rain 雨 — take an umbrella 🌂." };
@@ -40,7 +30,7 @@ function enqueueConversation(provider: Provider, streamed: boolean): void {
     if (!streamed) return { json: provider === "anthropic" ? anthropicMessage(c) : openaiCompletion(c) };
     return { sse: provider === "anthropic" ? anthropicSSE(c) : openaiSSE(c), chunkSize: 5, delayMs: 1 };
   });
-  fake.enqueue(...replies);
+  fx.fake.enqueue(...replies);
 }
 
 async function agent(provider: Provider, mode: "record" | "replay", file: string, entry: Entry, door = "fetch"): Promise<unknown> {
@@ -48,8 +38,8 @@ async function agent(provider: Provider, mode: "record" | "replay", file: string
   // One provider per run: both fake origins are the same host, so only the one in use is routed.
   delete env.ANTHROPIC_BASE_URL;
   delete env.OPENAI_BASE_URL;
-  if (provider === "anthropic") env.ANTHROPIC_BASE_URL = fake.anthropicUrl;
-  else env.OPENAI_BASE_URL = fake.openaiUrl;
+  if (provider === "anthropic") env.ANTHROPIC_BASE_URL = fx.fake.anthropicUrl;
+  else env.OPENAI_BASE_URL = fx.fake.openaiUrl;
   const [cmd, ...args] = mode === "replay" ? ["unshare", "-n", ...NODE_TSX] : NODE_TSX;
   const { stdout } = await run(cmd!, args, { env, cwd: ROOT, timeout: 30_000 });
   return JSON.parse(stdout.trim().split("\n").at(-1)!);
@@ -70,12 +60,12 @@ function expectedTurns(provider: Provider) {
 describe.each(["anthropic", "openai"] as const)("%s streaming, recorded and replayed offline", (provider) => {
   for (const entry of ["create", "stream"] as const) {
     it(`records a streamed run (${entry}) and replays it offline through every entry point`, { timeout: 120_000 }, async () => {
-      const file = join(dir, `${provider}-${entry}.json`);
+      const file = join(fx.dir, `${provider}-${entry}.json`);
       enqueueConversation(provider, true);
       const recorded = await agent(provider, "record", file, entry);
       expect(recorded).toEqual(expectedTurns(provider));
-      expect(fake.pending).toBe(0);
-      expect(fake.requests.at(-1)!.body).toMatchObject({ stream: true });
+      expect(fx.fake.pending).toBe(0);
+      expect(fx.fake.requests.at(-1)!.body).toMatchObject({ stream: true });
 
       const cassette = JSON.parse(readFileSync(file, "utf8"));
       const outputs = cassette.steps.filter((s: any) => s.type === "model_output").map((s: any) => s.payload);
@@ -90,15 +80,15 @@ describe.each(["anthropic", "openai"] as const)("%s streaming, recorded and repl
       expect(JSON.stringify(cassette)).not.toMatch(/toolu_|call_|msg_|chatcmpl|usage|message_start|chat\.completion\.chunk/);
 
       for (const replayEntry of ["create", "stream", "plain"] as const) {
-        const before = fake.requests.length;
+        const before = fx.fake.requests.length;
         expect(await agent(provider, "replay", file, replayEntry), `replay via ${replayEntry}`).toEqual(expectedTurns(provider));
-        expect(fake.requests.length).toBe(before);
+        expect(fx.fake.requests.length).toBe(before);
       }
     });
   }
 
   it("replays a run recorded without streaming to a streaming agent", { timeout: 90_000 }, async () => {
-    const file = join(dir, `${provider}-plain.json`);
+    const file = join(fx.dir, `${provider}-plain.json`);
     enqueueConversation(provider, false);
     expect(await agent(provider, "record", file, "plain")).toEqual(expectedTurns(provider));
     for (const replayEntry of ["create", "stream"] as const) {
@@ -107,7 +97,7 @@ describe.each(["anthropic", "openai"] as const)("%s streaming, recorded and repl
   });
 
   it("records and replays streams through the global dispatcher door too (no fetch option)", { timeout: 90_000 }, async () => {
-    const file = join(dir, `${provider}-dispatcher.json`);
+    const file = join(fx.dir, `${provider}-dispatcher.json`);
     enqueueConversation(provider, true);
     expect(await agent(provider, "record", file, "create", "dispatcher")).toEqual(expectedTurns(provider));
     for (const replayEntry of ["stream", "plain"] as const) {

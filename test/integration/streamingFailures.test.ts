@@ -6,42 +6,32 @@
  * happened, and writes no cassette.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blackbox } from "../../src/blackbox.js";
-import { anthropicSSE, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { anthropicSSE, openaiSSE, useFakeProvider } from "../helpers/fakeProvider.js";
 
-let fake: FakeProvider;
-let dir: string;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-  dir = mkdtempSync(join(tmpdir(), "bb-stream-fail-"));
-});
-afterAll(async () => {
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = useFakeProvider("bb-stream-fail-");
 
 const reply = { text: "A long answer that streams in many small pieces, 日本語 included." };
 const params = { model: "claude-sonnet-4-5", max_tokens: 100, messages: [{ role: "user" as const, content: "hi" }] };
 const oaParams = { model: "gpt-4.1", messages: [{ role: "user" as const, content: "hi" }] };
 
 function session(name: string, baseUrl: string, provider: "anthropic" | "openai") {
-  const out = join(dir, `${name}.json`);
+  const out = join(fx.dir, `${name}.json`);
   const bb = blackbox({ mode: "record", out, providers: { [provider]: [baseUrl] } });
   return { bb, out };
 }
 
 describe("an agent that stops reading a stream while recording", () => {
   it("Anthropic: finish() refuses, saying the agent stopped reading, and writes nothing", async () => {
-    const { bb, out } = session("abort-anthropic", fake.anthropicUrl, "anthropic");
-    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
-    fake.enqueue({ sse: anthropicSSE(reply), chunkSize: 5, delayMs: 2 });
+    const { bb, out } = session("abort-anthropic", fx.fake.anthropicUrl, "anthropic");
+    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fx.fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
+    fx.fake.enqueue({ sse: anthropicSSE(reply), chunkSize: 5, delayMs: 2 });
     const seen: string[] = [];
     for await (const ev of await client.messages.create({ ...params, stream: true })) {
       seen.push(ev.type);
@@ -53,9 +43,9 @@ describe("an agent that stops reading a stream while recording", () => {
   });
 
   it("OpenAI: stream.controller.abort() mid-way is refused the same way", async () => {
-    const { bb, out } = session("abort-openai", fake.openaiUrl, "openai");
-    const client = new OpenAI({ apiKey: "sk-test-0000", baseURL: fake.openaiUrl, fetch: bb.fetch, maxRetries: 0 });
-    fake.enqueue({ sse: openaiSSE(reply), chunkSize: 5, delayMs: 2 });
+    const { bb, out } = session("abort-openai", fx.fake.openaiUrl, "openai");
+    const client = new OpenAI({ apiKey: "sk-test-0000", baseURL: fx.fake.openaiUrl, fetch: bb.fetch, maxRetries: 0 });
+    fx.fake.enqueue({ sse: openaiSSE(reply), chunkSize: 5, delayMs: 2 });
     const stream = await client.chat.completions.create({ ...oaParams, stream: true });
     let chunks = 0;
     for await (const _ of stream) {
@@ -69,10 +59,10 @@ describe("an agent that stops reading a stream while recording", () => {
 
 describe("a provider stream that breaks while recording", () => {
   it("Anthropic: a stream ending before message_stop is refused as broken", async () => {
-    const { bb, out } = session("cut-anthropic", fake.anthropicUrl, "anthropic");
-    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
+    const { bb, out } = session("cut-anthropic", fx.fake.anthropicUrl, "anthropic");
+    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fx.fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
     const events = anthropicSSE(reply);
-    fake.enqueue({ sse: events.slice(0, -2), chunkSize: 3, delayMs: 1 }); // no message_delta, no message_stop
+    fx.fake.enqueue({ sse: events.slice(0, -2), chunkSize: 3, delayMs: 1 }); // no message_delta, no message_stop
     let text = "";
     for await (const ev of await client.messages.create({ ...params, stream: true })) {
       if (ev.type === "content_block_delta" && ev.delta.type === "text_delta") text += ev.delta.text;
@@ -83,10 +73,10 @@ describe("a provider stream that breaks while recording", () => {
   });
 
   it("OpenAI: a stream ending before [DONE] is refused as broken", async () => {
-    const { bb, out } = session("cut-openai", fake.openaiUrl, "openai");
-    const client = new OpenAI({ apiKey: "sk-test-0000", baseURL: fake.openaiUrl, fetch: bb.fetch, maxRetries: 0 });
+    const { bb, out } = session("cut-openai", fx.fake.openaiUrl, "openai");
+    const client = new OpenAI({ apiKey: "sk-test-0000", baseURL: fx.fake.openaiUrl, fetch: bb.fetch, maxRetries: 0 });
     const chunks = openaiSSE(reply);
-    fake.enqueue({ sse: chunks.slice(0, 3), chunkSize: 4 }); // role + first content pieces only
+    fx.fake.enqueue({ sse: chunks.slice(0, 3), chunkSize: 4 }); // role + first content pieces only
     for await (const _ of await client.chat.completions.create({ ...oaParams, stream: true })) {
       // read to the end
     }
@@ -95,11 +85,11 @@ describe("a provider stream that breaks while recording", () => {
   });
 
   it("Anthropic: an error event mid-stream reaches the agent and finish() refuses, naming the error", async () => {
-    const { bb, out } = session("error-anthropic", fake.anthropicUrl, "anthropic");
-    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
+    const { bb, out } = session("error-anthropic", fx.fake.anthropicUrl, "anthropic");
+    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fx.fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
     const events = anthropicSSE(reply).slice(0, 4);
     events.push(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`);
-    fake.enqueue({ sse: events, chunkSize: 5, delayMs: 1 });
+    fx.fake.enqueue({ sse: events, chunkSize: 5, delayMs: 1 });
     const read = async () => {
       for await (const _ of await client.messages.create({ ...params, stream: true })) {
         // the SDK throws on the error event
