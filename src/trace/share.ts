@@ -19,9 +19,9 @@
  *   (bench/load.mjs). Only an answer that is the same wherever the object stands is kept
  *   (nothing that depends on the path, which problems carry), so every check reports
  *   exactly what it reports without sharing (test/unit/perf/sharedVerify.test.ts).
- * - Strict replay. IncrementalRequests' once-per-pair check that recorded input k+1 extends
- *   recorded input k meets the same objects and ends at `a === b` for each message, so
- *   per-call cost no longer grows with the history; and the replay holds one copy of the
+ * - Strict replay. IncrementalRequests asks, at each call, whether recorded input k+1
+ *   extends recorded input k; this pass already found it (extendsShared, O(1)), so
+ *   per-call cost does not grow with the history; and the replay holds one copy of the
  *   history instead of one per call.
  * Nothing is assumed: a message that differs in any way is not shared, and is checked and
  * compared in full as before. It runs before the depth check, so it never goes deeper than
