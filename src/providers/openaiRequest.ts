@@ -63,7 +63,9 @@ export function openAIRequestState(raw: unknown, ids: ToolCallIds): RequestState
   if (typeof body.model === "string") input.model = body.model;
   const params = parseParams(body);
   if (Object.keys(params).length > 0) input.params = params;
-  return { parsed: { input, stream: body.stream === true, thinking: false }, wire, names };
+  const parsed: ParsedModelRequest = { input, stream: body.stream === true, thinking: false };
+  if (isObj(body.stream_options) && body.stream_options.include_usage === true) parsed.streamUsage = true;
+  return { parsed, wire, names };
 }
 
 /**

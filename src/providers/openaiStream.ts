@@ -128,13 +128,18 @@ export function createAssembler(ids: ToolCallIds): StreamAssembler {
   };
 }
 
-/** The SSE text of a chat.completion body, as the API streams it. */
-export function completionToSse(body: Obj): string {
-  const { choices, usage: _usage, object: _object, ...rest } = body;
-  const base = { ...rest, object: "chat.completion.chunk" };
+/**
+ * The SSE text of a chat.completion body, as the API streams it. `withUsage` (the request's
+ * `stream_options.include_usage`): every chunk carries `usage: null` and a last chunk with
+ * no choices carries the body's usage, as the API sends them.
+ */
+export function completionToSse(body: Obj, withUsage = false): string {
+  const { choices, usage, object: _object, ...rest } = body;
+  const base: Obj = { ...rest, object: "chat.completion.chunk" };
   const out: string[] = [];
   const emit = (index: number, delta: Obj, finish_reason: string | null = null): void => {
-    const chunk = { ...base, choices: [{ index, delta, logprobs: null, finish_reason }] };
+    const chunk: Obj = { ...base, choices: [{ index, delta, logprobs: null, finish_reason }] };
+    if (withUsage) chunk.usage = null;
     out.push(formatSse({ data: JSON.stringify(chunk) }));
   };
   for (const choice of (choices as Obj[]) ?? []) {
@@ -152,10 +157,11 @@ export function completionToSse(body: Obj): string {
     });
     emit(index, {}, String(choice.finish_reason ?? "stop"));
   }
+  if (withUsage) out.push(formatSse({ data: JSON.stringify({ ...base, choices: [], usage: usage ?? null }) }));
   out.push(formatSse({ data: "[DONE]" }));
   return out.join("");
 }
 
 export function synthesize(output: ModelOutput, request: ParsedModelRequest, ids: ToolCallIds, seq: number): string {
-  return completionToSse(openaiAdapter.buildResponse(output, request, ids, seq) as Obj);
+  return completionToSse(openaiAdapter.buildResponse(output, request, ids, seq) as Obj, request.streamUsage === true);
 }

@@ -29,6 +29,8 @@ export interface ParsedModelRequest {
   stream: boolean;
   /** Extended thinking is enabled (Anthropic). */
   thinking: boolean;
+  /** A streamed reply ends with a usage chunk (OpenAI `stream_options: { include_usage: true }`). */
+  streamUsage?: boolean;
 }
 
 /**

@@ -81,5 +81,7 @@ export function withMessages(state: RequestState, wire: unknown[], messages: Mes
   if (was.systemPrompt !== undefined) input.systemPrompt = was.systemPrompt;
   if (was.model !== undefined) input.model = was.model;
   if (was.params !== undefined) input.params = was.params;
-  return { parsed: { input, stream: state.parsed.stream, thinking: state.parsed.thinking }, wire, names: state.names };
+  const parsed: RequestState["parsed"] = { input, stream: state.parsed.stream, thinking: state.parsed.thinking };
+  if (state.parsed.streamUsage) parsed.streamUsage = true;
+  return { parsed, wire, names: state.names };
 }

@@ -146,3 +146,40 @@ describe("OpenAI synthesized stream, parsed by the real SDK", () => {
     });
   }
 });
+
+describe("OpenAI synthesized stream with stream_options.include_usage", () => {
+  const withUsage = openaiAdapter.parseRequest(
+    { model: "gpt-4o", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Weather in Lisbon?" }] },
+    new ToolCallIds(),
+  );
+  const output: ModelOutput = { type: "tool_calls", text: "Checking.", calls: [{ toolCallId: "call-0", toolName: "get_weather", toolInput: { city: "Lisbon" } }] };
+  const usageParams = { ...params, stream_options: { include_usage: true } };
+
+  it("the request keeps include_usage (and only when it is true)", () => {
+    expect(withUsage.streamUsage).toBe(true);
+    expect(request.streamUsage).toBeUndefined();
+    const off = openaiAdapter.parseRequest({ ...params, stream: true, stream_options: { include_usage: false } }, new ToolCallIds());
+    expect(off.streamUsage).toBeUndefined();
+  });
+
+  it("ends with a usage chunk of no choices, every chunk before it carrying usage: null, as the API streams it", async () => {
+    const sse = synthesize(output, withUsage, new ToolCallIds(), 1);
+    const chunks: any[] = [];
+    for await (const c of await clientServing(sse).chat.completions.create({ ...usageParams, stream: true })) chunks.push(c);
+    const last = chunks[chunks.length - 1];
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+    expect(chunks.slice(0, -1).every((c) => c.usage === null && c.choices.length === 1)).toBe(true);
+    const final = await clientServing(sse).chat.completions.stream(usageParams).finalChatCompletion();
+    expect(final.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+    // the usage chunk does not change what the stream assembles to
+    expect(assemble([encode(sse)])).toEqual(assemble([encode(synthesize(output, request, new ToolCallIds(), 1))]));
+  });
+
+  it("without include_usage no chunk has a usage member (the API sends none)", async () => {
+    const chunks: any[] = [];
+    for await (const c of await clientServing(synthesize(output, request, new ToolCallIds(), 1)).chat.completions.create({ ...params, stream: true })) chunks.push(c);
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.some((c) => "usage" in c)).toBe(false);
+  });
+});
