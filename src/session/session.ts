@@ -514,8 +514,8 @@ export class SessionImpl implements Session {
     const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     const outcome = exitOutcome(info.exitCode, inFlight, info.uncaught, this.lastOutput);
     try {
+      if (this.firstError) throw this.mode === "replay" ? this.firstError : notWritten(this.firstError, this.opts.out!);
       if (this.mode === "replay") {
-        if (this.firstError) throw this.firstError;
         this.checkReplayEnd(outcome);
       } else {
         if (this.mode === "fork" && !this.pastFork) this.write(outcome);
@@ -535,6 +535,17 @@ export class SessionImpl implements Session {
     this.released?.();
     this.released = undefined;
   }
+}
+
+/**
+ * What a record or fork refused during the run (a partial stream, a request or reply it
+ * cannot record), said at process end as finish() would throw it: the cassette would lack
+ * that call, so none is written (an earlier file at that path is left as it was).
+ */
+function notWritten(err: BlackboxError, out: string): Error {
+  const error = new Error(`${err.message.replace(/^\[blackbox\]\s*/, "")} No cassette was written to ${out}.`);
+  error.name = err.name;
+  return error;
 }
 
 function recordedOutcome(pair: RecordedPair): unknown {

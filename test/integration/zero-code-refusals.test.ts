@@ -1,0 +1,95 @@
+/**
+ * What record refuses during a zero-code run (a partial stream, a reply it cannot record)
+ * is said at process end as finish() throws it in code: one `blackbox:` line naming it, a
+ * non-zero exit, and no cassette (the call would be missing from it), an earlier file at
+ * that path left as it was.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { anthropicMessage, anthropicSSE, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { hookedNode, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+
+let fake: FakeProvider;
+const tmp = tempDir();
+beforeAll(async () => {
+  requireBuild();
+  fake = await startFakeProvider();
+});
+afterAll(async () => {
+  await fake.close();
+  tmp.cleanup();
+});
+
+const reply = { text: "A long answer that streams in many small pieces, 日本語 included." };
+
+function agent(name: string, body: string): string {
+  const file = join(tmp.dir, `${name}.mjs`);
+  writeFileSync(file, body);
+  return file;
+}
+
+const anthropicBreaks = `import Anthropic from "@anthropic-ai/sdk";
+const client = new Anthropic({ maxRetries: 0 });
+const events = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] });
+for await (const ev of events) if (ev.type === "content_block_delta") break;
+console.log("agent done");
+`;
+
+const openaiBreaks = `import OpenAI from "openai";
+const client = new OpenAI({ maxRetries: 0 });
+const stream = await client.chat.completions.create({ model: "gpt-4.1", stream: true, messages: [{ role: "user", content: "hi" }] });
+let n = 0;
+for await (const _ of stream) if (++n === 2) break;
+console.log("agent done");
+`;
+
+function env(out: string): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-refusals-0123456789",
+    OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-refusals-0123456789",
+    BLACKBOX_MODE: "record", BLACKBOX_OUT: out,
+  };
+}
+
+describe("a refused call while recording through the hook: no cassette, one message, non-zero exit", () => {
+  it("Anthropic: an agent that stops reading a stream", async () => {
+    const out = join(tmp.dir, "anthropic-break.json");
+    fake.enqueue({ sse: anthropicSSE(reply), chunkSize: 5, delayMs: 2 });
+    const r = await hookedNode(tmp.dir, [agent("anthropic-break", anthropicBreaks)], env(out));
+    expect(r.stdout).toContain("agent done");
+    expect(r.stderr).toMatch(/^blackbox: .*agent stopped reading a streamed reply before it ended.*Read streams to the end.* No cassette was written to .*anthropic-break\.json\.\n$/s);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("OpenAI: the same, and an earlier cassette at that path is left as it was", async () => {
+    const out = join(tmp.dir, "openai-break.json");
+    writeFileSync(out, '{"an":"earlier file"}');
+    fake.enqueue({ sse: openaiSSE(reply), chunkSize: 5, delayMs: 2 });
+    const r = await hookedNode(tmp.dir, [agent("openai-break", openaiBreaks)], env(out));
+    expect(r.stderr).toMatch(/^blackbox: .*agent stopped reading a streamed reply.* No cassette was written to .*openai-break\.json\.\n$/s);
+    expect(r.code).toBe(1);
+    expect(readFileSync(out, "utf8")).toBe('{"an":"earlier file"}');
+  });
+
+  it("a reply record refuses (stop_reason stop_sequence): the agent sees the 400, the run writes nothing", async () => {
+    const out = join(tmp.dir, "stopseq.json");
+    fake.enqueue({ json: anthropicMessage({ text: "cut here", stop: "stop_sequence" }) });
+    const file = agent(
+      "stopseq",
+      `import Anthropic from "@anthropic-ai/sdk";
+const client = new Anthropic({ maxRetries: 0 });
+try {
+  await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, stop_sequences: ["here"], messages: [{ role: "user", content: "hi" }] });
+} catch (err) { console.log("agent caught:", err.status); }
+`,
+    );
+    const r = await hookedNode(tmp.dir, [file], env(out));
+    expect(r.stdout).toContain("agent caught: 400");
+    expect(r.stderr).toMatch(/^blackbox: .*stopped on a stop sequence.*Remove stop_sequences from the request\. No cassette was written to .*stopseq\.json\.\n$/s);
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+  });
+});
