@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BlackboxConfig } from "../config.js";
 import { BlackboxConfigError } from "../errors.js";
@@ -149,11 +149,23 @@ function pointOwnImports(js: string, parse: typeof import("es-module-lexer").par
   return out + js.slice(at);
 }
 
-async function importConfig(file: string): Promise<unknown> {
+/** The config's default export, and whether jiti loaded it (then it may import modules of its own). */
+async function importConfig(file: string): Promise<{ raw: unknown; viaJiti: boolean }> {
+  const raw = await importConfigRoad(file);
+  if (raw !== JITI) return { raw, viaJiti: false };
+  const { createJiti } = await import("jiti");
+  const jiti = createJiti(import.meta.url, { alias: { "@ardaulas/blackbox/config": configEntry() }, moduleCache: false });
+  return { raw: await jiti.import(file, { default: true }), viaJiti: true };
+}
+
+const JITI = Symbol("jiti");
+
+async function importConfigRoad(file: string): Promise<unknown> {
   // An .mjs config that imports nothing but @ardaulas/blackbox/config skips jiti (~50-100 ms); when
   // Node cannot load it (the app lacks @ardaulas/blackbox) it goes to jiti. One that
-  // imports more always goes to jiti, which keeps those modules out of Node's cache
-  // (a tools module cached before the hooks are installed would not be wrapped).
+  // imports more always goes to jiti, which keeps the modules it transpiles out of Node's
+  // cache, but imports an ES module natively: a config reaching a tools module is refused
+  // (refuseImportedTools), as that module would be cached before the hooks could wrap it.
   if (file.endsWith(".mjs") && withoutOwnImports(readFileSync(file, "utf8")) !== undefined) {
     // only "@ardaulas/blackbox/config not found" goes on to jiti: anything else is the config's
     // own error, and a retry would run its side effects twice
@@ -170,9 +182,7 @@ async function importConfig(file: string): Promise<unknown> {
     const stripped = await importStripped(file, readFileSync(file, "utf8"));
     if (stripped) return stripped.config;
   }
-  const { createJiti } = await import("jiti");
-  const jiti = createJiti(import.meta.url, { alias: { "@ardaulas/blackbox/config": configEntry() }, moduleCache: false });
-  return jiti.import(file, { default: true });
+  return JITI;
 }
 
 async function checkedConfig(file: string, raw: unknown): Promise<BlackboxConfig> {
@@ -217,12 +227,30 @@ export async function validateConfig(file: string, raw: unknown): Promise<Loaded
 export async function loadConfig(cwd: string, explicit?: string): Promise<LoadedConfig> {
   const file = findConfig(cwd, explicit);
   if (!file) return { file: undefined, tools: [], providers: { anthropic: [], openai: [] } };
-  let raw: unknown;
+  let loaded: { raw: unknown; viaJiti: boolean };
   try {
-    raw = await importConfig(file);
+    loaded = await importConfig(file);
   } catch (err) {
     const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
     throw new BlackboxConfigError(`${file}: the config could not be loaded (${why}); fix the file so that it loads and default-exports defineConfig({...})`);
   }
-  return validateConfig(file, raw);
+  const config = await validateConfig(file, loaded.raw);
+  if (loaded.viaJiti) await refuseImportedTools(config);
+  return config;
+}
+
+/** A config that imports a module whose tools it names (src/edges/configImports.ts): one clear refusal. */
+async function refuseImportedTools(config: LoadedConfig): Promise<void> {
+  if (!config.file || config.tools.length === 0) return;
+  const { importChain } = await import("./configImports.js");
+  const strip = (source: string, path: string): string => sucrase()(source, { transforms: ["typescript"], disableESTransforms: true, filePath: path }).code;
+  const chain = await importChain(config.file, new Set(config.tools.map((t) => t.file)), strip);
+  if (!chain) return;
+  const tool = config.tools.find((t) => t.file === chain[chain.length - 1])!;
+  const base = dirname(config.file);
+  const path = chain.map((f) => relative(base, f) || f).join(" -> ");
+  throw new BlackboxConfigError(
+    `${config.file}: ${tool.entry}: the config imports the module whose tools it names (${path}), so Node loads it before Blackbox can wrap them, and a replay would run them for real. ` +
+      "Do not import the tools module from the config: list its exports by name (exports: [\"a\", \"b\"])",
+  );
 }

@@ -112,3 +112,30 @@ test("an export hidden behind `export *` is checked when the module loads, with 
     `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "reexport.mjs")} has no function export "nope" (it is not exported); fix the export name\n`,
   );
 });
+
+test("a config importing the tools module it names is refused (Node would cache it unwrapped), naming the path", async () => {
+  const direct = project(
+    "blackbox.config.ts",
+    'import { defineConfig } from "@ardaulas/blackbox/config";\nimport { get_weather } from "./tools.mjs";\nvoid get_weather;\nexport default defineConfig({ tools: [{ module: "./tools.mjs", exports: ["get_weather", "book"] }] });',
+  );
+  expect(await refused(direct)).toBe(
+    `blackbox: ${join(direct, "blackbox.config.ts")}: tools[0]: the config imports the module whose tools it names (blackbox.config.ts -> tools.mjs), so Node loads it before Blackbox can wrap them, and a replay would run them for real. Do not import the tools module from the config: list its exports by name (exports: ["a", "b"])\n`,
+  );
+  // through a module of its own, from an .mjs config (a namespace import to list the names)
+  const via = project("blackbox.config.mjs", 'import { names } from "./names.js";\nexport default { tools: [{ module: "./tools.mjs", exports: names }] };');
+  writeFileSync(join(via, "names.ts"), 'import * as t from "./tools.mjs";\nexport const names: string[] = Object.keys(t);\n');
+  expect(await refused(via)).toContain("(blackbox.config.mjs -> names.ts -> tools.mjs)");
+});
+
+test("a config importing only types of the tools module, or other local modules, loads", async () => {
+  const dir = project(
+    "blackbox.config.ts",
+    'import type { Weather } from "./tools.mjs";\nimport { list } from "./list.ts";\nconst w: Weather | undefined = undefined;\nvoid w;\nexport default { tools: [{ module: "./tools.mjs", exports: list }] };',
+  );
+  writeFileSync(join(dir, "list.ts"), 'export const list: string[] = ["get_weather", "book"];\n');
+  writeFileSync(join(dir, "agent.mjs"), 'import { get_weather } from "./tools.mjs";\nconsole.log("agent ran", get_weather.name);\n');
+  const r = await hookedNode(dir, ["agent.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "out.json") });
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toContain("agent ran");
+  expect(r.code).toBe(0);
+});
