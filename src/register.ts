@@ -9,12 +9,20 @@
 import { loadConfig } from "./edges/config.js";
 import { installDispatcher } from "./edges/dispatcher.js";
 import { optionsFromEnv } from "./edges/env.js";
+import { dirname, isAbsolute } from "node:path";
+import { guardHttpClients } from "./edges/httpGuard.js";
 import { routeSdksThroughFetch } from "./edges/sdkShims.js";
 import { installToolHooks } from "./edges/toolHooks.js";
 import { setProcessSession } from "./processSession.js";
 import { createSession } from "./session/session.js";
 
 const INSTALLED = Symbol.for("ardaulas.blackbox.register.v1");
+
+/** The main script's folder (`node agent.mjs`), where its SDKs may be installed; none for `-e` or a REPL. */
+function scriptFolder(): string[] {
+  const main = process.argv[1];
+  return main && isAbsolute(main) ? [dirname(main)] : [];
+}
 
 function message(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
@@ -30,8 +38,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = 
   const config = await loadConfig(cwd, env.BLACKBOX_CONFIG);
   // Replay and fork load a cassette now; record loads its writer (zod, verify) at the first call.
   if (options.mode !== "record") await import("./session/index.js");
-  await routeSdksThroughFetch(cwd);
+  await routeSdksThroughFetch(cwd, ...scriptFolder());
   const session = createSession({ ...options, providers: config.providers, autoFinish: true, claim: true });
+  guardHttpClients(session); // a model call sent with node-fetch or http.request is stopped and named
   // blackbox() without a mode, in the agent's own code, returns this session.
   setProcessSession(session);
   await installDispatcher(session);

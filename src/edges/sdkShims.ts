@@ -45,12 +45,20 @@ async function loadWebShim(sdk: InstalledSdk): Promise<void> {
   }
 }
 
-/** Make the app's SDKs use the global fetch, or refuse a version that cannot be captured. Returns what was switched. */
-export async function routeSdksThroughFetch(cwd: string): Promise<string[]> {
+/**
+ * Make the app's SDKs use the global fetch, or refuse a version that cannot be captured.
+ * The app's copies are looked for from each of `from` (the working folder, and the main
+ * script's folder: in a monorepo the agent's package may be the only one installing its
+ * SDK); a copy found from neither is stopped at its first model call (httpGuard.ts).
+ * Returns what was switched.
+ */
+export async function routeSdksThroughFetch(...from: string[]): Promise<string[]> {
   const switched: string[] = [];
-  for (const name of SDKS) {
-    const sdk = appSdk(cwd, name);
-    if (!sdk) continue;
+  const seen = new Set<string>();
+  for (const name of SDKS) for (const dir of new Set(from)) {
+    const sdk = appSdk(dir, name);
+    if (!sdk || seen.has(sdk.dir)) continue;
+    seen.add(sdk.dir);
     if (name === "openai" && Number(sdk.version.split(".")[0]) < 4) {
       throw new BlackboxUnsupportedError(
         `openai ${sdk.version} sends requests with axios, which Blackbox cannot see; upgrade to openai >= 4 (5 or later recommended)`,

@@ -150,6 +150,27 @@ export class SessionImpl implements Session {
 
   // --- model calls ----------------------------------------------------------
 
+  /**
+   * A model call that went around both doors (src/edges/httpGuard.ts) is the first call of
+   * this process, refused: the run fails with `err` at its end, as for a call the session
+   * refused itself (no cassette in record; replay exits non-zero).
+   */
+  fail(err: BlackboxError): void {
+    if (this.mode === "off" || this.finished) return;
+    if (!this.activeFlag) {
+      this.activeFlag = true;
+      if (this.opts.claim) this.released = claimCassette(this.opts.out ?? this.opts.cassette ?? "blackbox.json");
+    }
+    this.firstError ??= err;
+  }
+
+  /** The provider of a model-call endpoint (method + URL), else undefined. */
+  modelEndpoint(method: string, url: string): ProviderName | undefined {
+    const provider = this.route(url);
+    if (!provider) return undefined;
+    return adapters[provider].classify(method.toUpperCase(), new URL(url)) === "model" ? provider : undefined;
+  }
+
   private guard(what: string): void {
     if (this.finished) {
       throw new SessionError(`${what} after finish(): the run is over. Create a new session (blackbox()) for another run.`);

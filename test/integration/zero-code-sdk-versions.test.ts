@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT } from "../helpers/child.js";
 import { anthropicMessage, openaiCompletion, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
 import { hookedNode, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+import { existsSync as exists } from "node:fs";
 
 const VERSIONS = join(ROOT, "test", "fixtures", "sdk-versions");
 // openai 7 declares Node >= 22: it is part of the run on Node 24 (see .ci/run).
@@ -65,4 +66,42 @@ test("openai 3.x (axios) cannot be captured: refused before the agent runs, nami
   expect(r.stdout).not.toContain("agent ran");
   expect(r.stderr).toBe("blackbox: openai 3.3.0 sends requests with axios, which Blackbox cannot see; upgrade to openai >= 4 (5 or later recommended)\n");
   expect(r.code).toBe(2);
+});
+
+const OPENAI4_ENV = { OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" };
+
+test("openai 4.x installed only in the script's own package (a monorepo run from its root) is switched too", async () => {
+  // From sdk-versions/, `openai` resolves to this repo's openai 6; the agent's own package has 4.x.
+  const out = join(tmp.dir, "monorepo.json");
+  fake.enqueue({ json: openaiCompletion({ text: "hi from the root" }) });
+  const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl };
+  const recorded = await hookedNode(VERSIONS, [join("openai4", "agent.mjs")], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  expect(recorded.stderr).toBe("");
+  expect(recorded.stdout).toContain("answer: hi from the root");
+  expect(readCassette(out).steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
+  const replayed = await hookedNode(VERSIONS, [join("openai4", "agent.mjs")], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
+  expect(replayed.stderr).toBe("");
+  expect(replayed.stdout).toContain("answer: hi from the root");
+  expect(replayed.code).toBe(0);
+});
+
+test("an openai 4.x found from neither folder is stopped at its first model call, named, and fails the run (record and replay)", async () => {
+  // A launcher elsewhere imports the agent: neither the working folder nor the script's finds openai 4.
+  const launcher = join(tmp.dir, "launch.mjs");
+  writeFileSync(launcher, `await import(${JSON.stringify(join(VERSIONS, "openai4", "agent.mjs"))});\n`);
+  const seen = fake.requests.length;
+  const out = join(tmp.dir, "bypass.json");
+  const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl, OPENAI_MAX_RETRIES: "0" };
+  const r = await hookedNode(tmp.dir, [launcher], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  const refusal = /^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox: openai 4\.104\.0 sent it with node-fetch, which Blackbox cannot record, so it was stopped before it left the process\. The copy of openai that sent it was not found from the working folder or the script's folder.*import "openai\/shims\/web" before "openai".*No cassette was written to .*bypass\.json\.$/m;
+  expect(r.stderr).toMatch(refusal);
+  expect(r.code).not.toBe(0);
+  expect(fake.requests.length).toBe(seen); // nothing reached the provider
+  expect(exists(out)).toBe(false);
+
+  const cassette = join(tmp.dir, "openai4-agent.mjs.json"); // recorded by the first test
+  const replayed = await hookedNode(tmp.dir, [launcher], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette }, true);
+  expect(replayed.stderr).toMatch(/^blackbox: a model call \(POST .*\) went around Blackbox: openai 4\.104\.0 sent it with node-fetch, which a replay cannot answer, so it was stopped/m);
+  expect(replayed.stderr).not.toContain("EAI_AGAIN");
+  expect(replayed.code).not.toBe(0);
 });

@@ -1,0 +1,80 @@
+/**
+ * The safety net under the SDK shims (sdkShims.ts): a model call sent with Node's own
+ * http/https client (node-fetch, as openai 4.x and older @anthropic-ai/sdk do when their
+ * web shim was not loaded, or any other client) never reaches the global dispatcher. Node
+ * publishes every such request on the `http.client.request.start` diagnostics channel
+ * before it connects, so a request to a provider's model endpoint is stopped there, named,
+ * and fails the run: it is never sent silently around the session. Subscribing loads
+ * nothing (node:diagnostics_channel is part of Node's core).
+ */
+import diagnostics from "node:diagnostics_channel";
+import { BlackboxUnsupportedError } from "../errors.js";
+
+interface OutgoingRequest {
+  method: string;
+  protocol?: string;
+  host?: string;
+  path: string;
+  getHeader(name: string): unknown;
+  destroy(err: Error): void;
+}
+
+export interface GuardedSession {
+  mode: string;
+  modelEndpoint(method: string, url: string): string | undefined;
+  fail(err: BlackboxUnsupportedError): void;
+}
+
+/** The SDK and version a Stainless client names in its headers ("openai 4.104.0"), if any. */
+function sdkOf(request: OutgoingRequest): string | undefined {
+  const version = request.getHeader("x-stainless-package-version");
+  const agent = String(request.getHeader("user-agent") ?? "");
+  const name = /^OpenAI\//.test(agent) ? "openai" : /^Anthropic\//.test(agent) ? "@anthropic-ai/sdk" : undefined;
+  return name && version ? `${name} ${String(version)}` : name;
+}
+
+export function refusalFor(request: OutgoingRequest, url: string, mode: string): BlackboxUnsupportedError {
+  const sdk = sdkOf(request);
+  const who = sdk ? `${sdk} sent it with node-fetch` : "it was sent with Node's http client (node-fetch, axios, got ...)";
+  const fix = sdk
+    ? `The copy of ${sdk.split(" ")[0]} that sent it was not found from the working folder or the script's folder, so Blackbox could not switch it to fetch: run the command from the folder that installs it, import "${sdk.split(" ")[0]}/shims/web" before "${sdk.split(" ")[0]}" in the agent, or upgrade it (openai 5 and later, and @anthropic-ai/sdk 1.x, use fetch)`
+    : "Send model calls with the official SDKs (they use fetch), or pass bb.fetch as the client's fetch";
+  return new BlackboxUnsupportedError(
+    `a model call (${request.method} ${url}) went around Blackbox: ${who}, which ${mode === "record" ? "Blackbox cannot record" : "a replay cannot answer"}, so it was stopped before it left the process. ${fix}.`,
+  );
+}
+
+/**
+ * Stops and reports model calls made with Node's http client; returns the undo.
+ * `http.client.request.start` comes once the request is written to its socket, which is
+ * still connecting (and, for https, not through TLS), so nothing has left the process: the
+ * request is destroyed there. A connect that fails at once (no network at all, as in an
+ * offline replay) fails the request before that, and `http.client.request.error` names it.
+ */
+export function guardHttpClients(session: GuardedSession): () => void {
+  const refused = new WeakSet<object>();
+  const check = (message: unknown, stop: boolean): void => {
+    const request = (message as { request?: OutgoingRequest }).request;
+    if (!request || typeof request.getHeader !== "function" || refused.has(request)) return;
+    const host = String(request.getHeader("host") ?? request.host ?? "");
+    const url = `${request.protocol ?? "http:"}//${host}${request.path}`;
+    let refusal: BlackboxUnsupportedError;
+    try {
+      if (!session.modelEndpoint(request.method, url)) return;
+      refusal = refusalFor(request, url, session.mode);
+      session.fail(refusal);
+    } catch (err) {
+      refusal = err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError(String((err as Error)?.message ?? err));
+    }
+    refused.add(request);
+    if (stop) request.destroy(refusal);
+  };
+  const onStart = (message: unknown): void => check(message, true);
+  const onError = (message: unknown): void => check(message, false);
+  diagnostics.subscribe("http.client.request.start", onStart);
+  diagnostics.subscribe("http.client.request.error", onError);
+  return () => {
+    diagnostics.unsubscribe("http.client.request.start", onStart);
+    diagnostics.unsubscribe("http.client.request.error", onError);
+  };
+}
