@@ -6,7 +6,10 @@
  *   with the same text are equal (empty text counts as no text);
  * - a tool_result whose result is a list of text blocks compares equal to the string of
  *   their joined text;
- * - tool-call ids are not compared (they are run-local call-N); tool name and input are.
+ * - provider tool-call ids are not compared (they become run-local call-N, given in order of
+ *   first appearance, the same in record and replay); which call-N a tool_use or a
+ *   tool_result names is, with the tool name and input: a result sent back for another
+ *   call than in the recording (two results swapped) is a divergence.
  * Everything else the adapters record is compared as JSON: model, systemPrompt, each
  * tool's name / description / inputSchema, and params (already neutral, so max_tokens vs
  * max_completion_tokens and system vs developer never differ).
@@ -26,8 +29,8 @@ export interface InputDifference {
 
 type Seg =
   | { kind: "text"; text: string; path: string; raw: unknown }
-  | { kind: "tool_use"; name: string; input: JsonValue; path: string; raw: unknown }
-  | { kind: "tool_result"; name: string; result?: JsonValue; error?: string; path: string; raw: unknown };
+  | { kind: "tool_use"; id: string; name: string; input: JsonValue; path: string; raw: unknown }
+  | { kind: "tool_result"; id: string; name: string; result?: JsonValue; error?: string; path: string; raw: unknown };
 
 const diff = (path: string, recorded: unknown, actual: unknown): InputDifference => ({ path, recorded, actual });
 
@@ -108,9 +111,9 @@ function segments(m: Message, base: string): Seg[] {
       return;
     }
     open = undefined;
-    if (p.type === "tool_use") out.push({ kind: "tool_use", name: p.toolName, input: p.toolInput, path, raw: p });
-    else if ("error" in p) out.push({ kind: "tool_result", name: p.toolName, error: p.error, path, raw: p });
-    else out.push({ kind: "tool_result", name: p.toolName, result: normalizeResult(p.result), path, raw: p });
+    if (p.type === "tool_use") out.push({ kind: "tool_use", id: p.toolCallId, name: p.toolName, input: p.toolInput, path, raw: p });
+    else if ("error" in p) out.push({ kind: "tool_result", id: p.toolCallId, name: p.toolName, error: p.error, path, raw: p });
+    else out.push({ kind: "tool_result", id: p.toolCallId, name: p.toolName, result: normalizeResult(p.result), path, raw: p });
   });
   for (const s of out) if (s.kind === "text") s.raw = s.text;
   return out;
@@ -137,10 +140,12 @@ function compareSegments(rec: Seg[], act: Seg[], recMsg: Message, base: string):
       if (r.text !== a.text) return diff(r.path, r.text, a.text);
     } else if (r.kind === "tool_use" && a.kind === "tool_use") {
       if (r.name !== a.name) return diff(`${r.path}.toolName`, r.name, a.name);
+      if (r.id !== a.id) return diff(`${r.path}.toolCallId`, r.id, a.id);
       const d = firstDifference(r.input, a.input, `${r.path}.toolInput`);
       if (d) return fromJson(d);
     } else if (r.kind === "tool_result" && a.kind === "tool_result") {
       if (r.name !== a.name) return diff(`${r.path}.toolName`, r.name, a.name);
+      if (r.id !== a.id) return diff(`${r.path}.toolCallId`, r.id, a.id);
       if ((r.error === undefined) !== (a.error === undefined)) return diff(r.path, r.raw, a.raw);
       if (r.error !== undefined) {
         if (r.error !== a.error) return diff(`${r.path}.error`, r.error, a.error);

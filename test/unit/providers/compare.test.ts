@@ -147,3 +147,50 @@ describe("compareModelInput: what is not compared", () => {
     expect(performance.now() - t0).toBeLessThan(500);
   });
 });
+
+describe("compareModelInput: which call a tool result answers", () => {
+  const parallel = (first: string, second: string) => ({
+    model: "claude-x",
+    max_tokens: 100,
+    messages: [
+      { role: "user", content: "Weather in Lisbon and Porto?" },
+      { role: "assistant", content: [
+        { type: "tool_use", id: "toolu_L", name: "get_weather", input: { city: "Lisbon" } },
+        { type: "tool_use", id: "toolu_P", name: "get_weather", input: { city: "Porto" } },
+      ] },
+      { role: "user", content: [
+        { type: "tool_result", tool_use_id: first, content: "sunny" },
+        { type: "tool_result", tool_use_id: second, content: "rain" },
+      ] },
+    ],
+  });
+
+  it("two same-name results sent back for each other's call (ids swapped) differ at the toolCallId", () => {
+    expect(compareModelInput(anth(parallel("toolu_L", "toolu_P")), anth(parallel("toolu_P", "toolu_L")))).toEqual({
+      path: "messages[2].content[0].toolCallId", recorded: "call-0", actual: "call-1",
+    });
+  });
+
+  it("OpenAI: the same through tool messages", () => {
+    const body = (a: string, b: string) => ({
+      model: "gpt-x",
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, tool_calls: [
+          { id: "call_L", type: "function", function: { name: "w", arguments: "{}" } },
+          { id: "call_P", type: "function", function: { name: "w", arguments: "{}" } },
+        ] },
+        { role: "tool", tool_call_id: a, content: "sunny" },
+        { role: "tool", tool_call_id: b, content: "rain" },
+      ],
+    });
+    expect(compareModelInput(oai(body("call_L", "call_P")), oai(body("call_P", "call_L")))).toMatchObject({
+      path: expect.stringMatching(/toolCallId$/), recorded: "call-0", actual: "call-1",
+    });
+  });
+
+  it("other provider ids, given in the same order, are no difference (they become the same call-N)", () => {
+    const renamed = JSON.parse(JSON.stringify(parallel("toolu_L", "toolu_P")).replaceAll("toolu_L", "toolu_X").replaceAll("toolu_P", "toolu_Y"));
+    expect(compareModelInput(anth(parallel("toolu_L", "toolu_P")), anth(renamed))).toBeUndefined();
+  });
+});
