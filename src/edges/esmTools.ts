@@ -53,9 +53,14 @@ export type EsmRoad = "in-thread hooks" | "main-thread read" | "loader thread";
 /** What the wrapper modules call; `road` is there to be read (tests, a debugger). */
 interface Registry {
   road?: EsmRoad;
-  call(id: number, i: number, ns: Namespace, self: unknown, args: unknown[]): unknown;
+  /** `entry`: the wrapper module's function the agent called (a refusal's stack starts at that call). */
+  call(id: number, i: number, ns: Namespace, self: unknown, args: unknown[], entry?: AnyFn): unknown;
   loaded(id: number, ns: Namespace, exported: AnyFn[]): void;
 }
+
+/** session.tool's entry for callers that name the function the agent called (src/session/session.ts). */
+const CALL_FROM = Symbol.for("ardaulas.blackbox.tool.callFrom.v1");
+type CallFrom = (self: unknown, args: unknown[], entry: AnyFn) => unknown;
 
 interface FileState {
   targets: ToolTarget[];
@@ -72,7 +77,7 @@ function distinctExports(targets: ToolTarget[]): ToolTarget[] {
 
 function makeRegistry(states: FileState[], host: EsmToolHost): Registry {
   return {
-    call(id, i, ns, self, args) {
+    call(id, i, ns, self, args, entry) {
       const state = states[id]!;
       const target = state.targets[i]!;
       const fn = ns[target.exportName];
@@ -82,7 +87,8 @@ function makeRegistry(states: FileState[], host: EsmToolHost): Registry {
       }
       let bound = state.bound[i];
       if (bound?.fn !== fn) bound = state.bound[i] = { fn: fn as AnyFn, wrapped: host.bind(target, fn as AnyFn) };
-      return bound.wrapped.apply(self, args);
+      const from = (bound.wrapped as unknown as Record<symbol, CallFrom | undefined>)[CALL_FROM];
+      return from && entry ? from(self, args, entry) : bound.wrapped.apply(self, args);
     },
     loaded(id, ns, exported) {
       states[id]!.targets.forEach((target, i) => {

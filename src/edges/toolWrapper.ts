@@ -51,7 +51,7 @@ function wrapperSource(originalHref: string, file: WrappedFile, hasDefault: bool
   const lines = [`import * as __blackbox_ns from ${from};`, `export * from ${from};`];
   if (hasDefault && !file.exportNames.includes("default")) lines.push(`export { default } from ${from};`);
   file.exportNames.forEach((name, i) => {
-    lines.push(`function __blackbox_${i}(...args) { return ${registry}.call(${file.id}, ${i}, __blackbox_ns, this, args); }`);
+    lines.push(`function __blackbox_${i}(...args) { return ${registry}.call(${file.id}, ${i}, __blackbox_ns, this, args, __blackbox_${i}); }`);
     lines.push(`export { __blackbox_${i} as ${JSON.stringify(name)} };`);
   });
   const exported = file.exportNames.map((_, i) => `__blackbox_${i}`).join(", ");

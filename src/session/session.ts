@@ -333,16 +333,29 @@ export class SessionImpl implements Session {
     if (typeof fn !== "function") throw new TypeError(`bb.tool("${name}", fn): fn is not a function`);
     const session = this;
     const wrapped = async function (this: unknown, ...args: unknown[]) {
-      return session.callTool(name, args, () => fn.apply(this, args));
+      return session.callTool(name, args, () => fn.apply(this, args), wrapped);
     };
     Object.defineProperty(wrapped, "name", { value: fn.name || name });
+    // the ESM tool wrappers call in through this, naming their own function as the agent's entry
+    const from: CallFrom = (self, args, entry) => session.callTool(name, args, () => fn.apply(self, args), entry);
+    Object.defineProperty(wrapped, CALL_FROM, { value: from });
     return wrapped as WrappedTool<F>;
   }
 
-  private async callTool(name: string, args: unknown[], run: () => unknown): Promise<unknown> {
+  /** `entry`: the function the agent called; a refusal's stack starts at the agent's call of it. */
+  private async callTool(name: string, args: unknown[], run: () => unknown, entry: AnyFn): Promise<unknown> {
     if (this.mode === "off") return run();
     const loading = this.writerLoading();
     if (loading) await loading;
+    try {
+      return this.startTool(name, args, run);
+    } catch (err) {
+      if (err instanceof BlackboxError) Error.captureStackTrace(err, entry); // not our frames: the agent's
+      throw err;
+    }
+  }
+
+  private startTool(name: string, args: unknown[], run: () => unknown): Promise<unknown> {
     this.guard(`the wrapped tool "${name}" was called`);
     if (this.modelInFlight) throw this.toolStillRunning("was running (a tool started during it)");
     if (this.streamOpen) {
@@ -557,6 +570,10 @@ export class SessionImpl implements Session {
     this.released = undefined;
   }
 }
+
+/** How an ESM tool wrapper calls a wrapped tool: `wrapped[CALL_FROM](this, args, itself)`. */
+export const CALL_FROM = Symbol.for("ardaulas.blackbox.tool.callFrom.v1");
+type CallFrom = (self: unknown, args: unknown[], entry: AnyFn) => Promise<unknown>;
 
 /**
  * What a record or fork refused during the run (a partial stream, a request or reply it

@@ -93,3 +93,40 @@ try {
     expect(existsSync(out)).toBe(false);
   });
 });
+
+describe("a replay divergence in a wrapped tool shows the agent's frames, none from inside the hook", () => {
+  for (const kind of ["mjs", "cjs"] as const) {
+    it(`${kind} tools module`, async () => {
+      const dir = join(tmp.dir, `tool-div-${kind}`);
+      const { mkdirSync } = await import("node:fs");
+      mkdirSync(dir);
+      writeFileSync(join(dir, `tools.${kind}`), kind === "mjs"
+        ? "export async function get_weather({ city }) { return { city, sky: \"sunny\" }; }\n"
+        : "exports.get_weather = async ({ city }) => ({ city, sky: \"sunny\" });\n");
+      writeFileSync(join(dir, "blackbox.config.mjs"), `export default { tools: [{ module: "./tools.${kind}", exports: ["get_weather"] }] };\n`);
+      const load = kind === "mjs" ? 'import { get_weather } from "./tools.mjs";' : 'import { createRequire } from "node:module";\nconst { get_weather } = createRequire(import.meta.url)("./tools.cjs");';
+      writeFileSync(join(dir, "agent.mjs"), `${load}
+import Anthropic from "@anthropic-ai/sdk";
+const client = new Anthropic({ maxRetries: 0 });
+const first = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "weather?" }] });
+const use = first.content.find((b) => b.type === "tool_use");
+const city = process.env.CITY ?? use.input.city;
+await get_weather({ city });
+console.log("agent done");
+`);
+      const out = join(dir, "run.json");
+      fake.enqueue({ json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) });
+      const recorded = await hookedNode(dir, ["agent.mjs"], env(out));
+      expect(recorded.stdout).toContain("agent done");
+      const r = await hookedNode(dir, ["agent.mjs"], { ...env(out), BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out, CITY: "Porto" }, true);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/the wrapped tool "get_weather"/);
+      expect(r.stderr).toContain("Porto");
+      const frames = r.stderr.split("\n").filter((l) => /^\s+at .*:\d+:\d+\)?$/.test(l));
+      expect(frames.length).toBeGreaterThan(0); // the agent's own call site is there ...
+      expect(frames[0]).toContain(join(dir, "agent.mjs"));
+      expect(r.stderr).not.toContain("/dist/"); // ... and nothing from inside the hook (frames or source line)
+      expect(r.stderr).not.toContain("register-bundle");
+    });
+  }
+});

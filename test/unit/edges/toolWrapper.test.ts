@@ -34,9 +34,9 @@ describe("wrapToolModule", () => {
     expect(out.split("\n")).toEqual([
       `import * as __blackbox_ns from ${from};`,
       `export * from ${from};`,
-      'function __blackbox_0(...args) { return globalThis[Symbol.for("ardaulas.blackbox.esmTools.v1")].call(3, 0, __blackbox_ns, this, args); }',
+      'function __blackbox_0(...args) { return globalThis[Symbol.for("ardaulas.blackbox.esmTools.v1")].call(3, 0, __blackbox_ns, this, args, __blackbox_0); }',
       'export { __blackbox_0 as "get_weather" };',
-      'function __blackbox_1(...args) { return globalThis[Symbol.for("ardaulas.blackbox.esmTools.v1")].call(3, 1, __blackbox_ns, this, args); }',
+      'function __blackbox_1(...args) { return globalThis[Symbol.for("ardaulas.blackbox.esmTools.v1")].call(3, 1, __blackbox_ns, this, args, __blackbox_1); }',
       'export { __blackbox_1 as "odd name" };',
       'globalThis[Symbol.for("ardaulas.blackbox.esmTools.v1")].loaded(3, __blackbox_ns, [__blackbox_0, __blackbox_1]);',
       "",
