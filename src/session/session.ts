@@ -395,9 +395,11 @@ export class SessionImpl implements Session {
     entry.running = true;
     this.toolsRunning++;
     try {
-      const value = await run();
-      entry.outcome = { result: toJsonValue(value, `the result of tool "${name}"`) };
-      return value;
+      const result = toJsonValue(await run(), `the result of tool "${name}"`);
+      entry.outcome = { result };
+      // the agent gets what a replay will give it (undefined as null, a Date as its string, an
+      // instance as plain data), so record and replay agree; a copy: its edits stay out of the cassette
+      return structuredClone(result);
     } catch (err) {
       entry.outcome = { error: errorMessageOf(err) };
       throw err;

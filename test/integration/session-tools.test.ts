@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-test("tool values are stored as JSON: undefined -> null, class instances -> plain objects, dates -> ISO strings", async () => {
+test("tool values are stored as JSON: undefined -> null, class instances -> plain objects, dates -> ISO strings; the agent gets that form in record as in replay", async () => {
   class Forecast {
     constructor(
       public city: string,
@@ -34,14 +34,19 @@ test("tool values are stored as JSON: undefined -> null, class instances -> plai
   const nothing = bb.tool("nothing", async () => undefined);
   const forecast = bb.tool("forecast", async (city: string) => new Forecast(city, 21));
   const when = bb.tool("when", async () => new Date(Date.UTC(2026, 0, 2)));
-  expect(await nothing()).toBeUndefined();
-  const f = await forecast("Lisbon");
-  expect(f).toBeInstanceOf(Forecast); // the agent gets the real value
-  await when();
+  const seen = [await nothing(), await forecast("Lisbon"), await when()];
+  // the agent gets the stored form now, as a replay will give it: record and replay agree
+  expect(seen).toEqual([null, { city: "Lisbon", temp: 21 }, "2026-01-02T00:00:00.000Z"]);
+  expect(seen[1]).not.toBeInstanceOf(Forecast);
+  (seen[1] as any).city = "edited by the agent"; // a copy: the agent's edits stay out of the cassette
   await bb.finish();
   const t = await loadTrace(out);
   const results = t.steps.filter((s) => s.type === "tool_result").map((s) => (s.payload as any).result);
   expect(results).toEqual([null, { city: "Lisbon", temp: 21 }, "2026-01-02T00:00:00.000Z"]);
+  const replay = blackbox({ mode: "replay", cassette: out });
+  const again = replay.tools({ nothing: async () => 1, forecast: async () => 2, when: async () => 3 });
+  expect([await again.nothing(), await again.forecast("Lisbon"), await again.when()]).toEqual(results);
+  await replay.finish();
   const inputs = t.steps.filter((s) => s.type === "tool_call").map((s) => (s.payload as any).toolInput);
   expect(inputs).toEqual([null, "Lisbon", null]);
   // tools the model did not ask for still get run-local ids
