@@ -169,7 +169,20 @@ export function checkNeutrality(value: unknown, root = "", shared?: SharedValues
   return out;
 }
 
-/** JSON paths of every string (value or key) containing one of the literal `secrets`. */
+/** The text of a run of text parts (`{ type: "text", text }`), as compare joins them; undefined when there is no such part. */
+function joinedText(list: unknown[]): string | undefined {
+  let text: string | undefined;
+  for (const p of list) {
+    const part = p as { type?: unknown; text?: unknown } | null;
+    if (part !== null && typeof part === "object" && part.type === "text" && typeof part.text === "string") text = (text ?? "") + part.text;
+  }
+  return text;
+}
+
+/**
+ * JSON paths of every string (value or key) containing one of the literal `secrets`, and of
+ * every list of text parts whose joined text does (a key split across two text blocks).
+ */
 export function findSecrets(value: unknown, secrets: string[]): string[] {
   const needles = secrets.filter((s) => s.length > 0);
   const found: string[] = [];
@@ -179,7 +192,10 @@ export function findSecrets(value: unknown, secrets: string[]): string[] {
     if (typeof v === "string") {
       if (hit(v)) found.push(path);
     } else if (Array.isArray(v)) {
+      const before = found.length;
       v.forEach((x, i) => visit(x, appendPath(path, i)));
+      const joined = found.length === before ? joinedText(v) : undefined;
+      if (joined !== undefined && hit(joined)) found.push(path);
     } else if (v !== null && typeof v === "object") {
       for (const [k, x] of Object.entries(v)) {
         const p = appendPath(path, k);

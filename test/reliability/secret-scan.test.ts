@@ -131,3 +131,20 @@ describe("the suite's recording scenarios, into one folder, leave no secret", ()
     expect(readdirSync(plant).sort()).toEqual(["key.json", "planted.json"]);
   });
 });
+
+test("a key split across two text blocks of one message is refused too (compare joins them; so does the scan)", async () => {
+  const kit = kits.find((k) => k.name === "anthropic")!;
+  const key = TEST_KEYS[0]!;
+  const out = join(dir, "split-key.json");
+  const bb = blackbox({ mode: "record", out });
+  fake.enqueue(kit.reply({ text: "Noted." }));
+  const client = kit.client(bb.fetch, fake.anthropicUrl) as unknown as import("@anthropic-ai/sdk").default;
+  await client.messages.create({
+    model: "claude-sonnet-4-6", max_tokens: 50,
+    messages: [{ role: "user", content: [{ type: "text", text: `my key is ${key.slice(0, 12)}` }, { type: "text", text: `${key.slice(12)}, keep it` }] }],
+  });
+  const error = await bb.finish().then(() => undefined, (e: Error) => e);
+  expect(error).toBeInstanceOf(SecretLeakError);
+  expect(error!.message).toContain("the cassette would contain the API key (at steps[0].payload.messages[0].content)");
+  expect(existsSync(out)).toBe(false);
+});
