@@ -123,7 +123,7 @@ async function importStripped(file: string, source: string): Promise<{ config: u
   delete g[RAN];
   try {
     const mod = (await import(`data:text/javascript;base64,${Buffer.from(code, "utf8").toString("base64")}`)) as { default?: unknown };
-    return { config: mod.default ?? mod };
+    return { config: mod };
   } catch (err) {
     if (g[RAN]) throw err;
     return undefined; // refused before it ran: e.g. sloppy-mode syntax, an export it does not have
@@ -149,13 +149,34 @@ function pointOwnImports(js: string, parse: typeof import("es-module-lexer").par
   return out + js.slice(at);
 }
 
-/** The config's default export, and whether jiti loaded it (then it may import modules of its own). */
-async function importConfig(file: string): Promise<{ raw: unknown; viaJiti: boolean }> {
-  const raw = await importConfigRoad(file);
-  if (raw !== JITI) return { raw, viaJiti: false };
+/** The config module's namespace, and whether jiti loaded it (then it may import modules of its own). */
+async function importConfig(file: string): Promise<{ mod: unknown; viaJiti: boolean }> {
+  const mod = await importConfigRoad(file);
+  if (mod !== JITI) return { mod, viaJiti: false };
   const { createJiti } = await import("jiti");
   const jiti = createJiti(import.meta.url, { alias: { "@ardaulas/blackbox/config": configEntry() }, moduleCache: false });
-  return { raw: await jiti.import(file, { default: true }), viaJiti: true };
+  const ns = (await jiti.import(file)) as Record<string, unknown>;
+  // CommonJS (module.exports = {...}): jiti hands module.exports itself, with no own __esModule
+  const commonJs = ns !== null && typeof ns === "object" && !("default" in ns) && !Object.hasOwn(ns, "__esModule");
+  return { mod: commonJs ? { default: ns } : ns, viaJiti: true };
+}
+
+/** The default export of a config module (CommonJS: its module.exports), or the refusal naming what it exports instead. */
+function defaultExport(file: string, mod: unknown): unknown {
+  const ns = mod as Record<string, unknown> | null;
+  if (ns !== null && (typeof ns === "object" || typeof ns === "function") && "default" in ns) return ns.default;
+  const names = ns !== null && typeof ns === "object" ? Object.keys(ns) : [];
+  throw new BlackboxConfigError(
+    `${file}: the config has no default export (it exports ${names.length ? names.join(", ") : "nothing"}); end it with export default defineConfig({ tools: [...] })`,
+  );
+}
+
+/** An error's first line, with the file:line:col a later line of it names (jiti's syntax errors put it there). */
+function firstLine(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const [head = "", ...rest] = err.message.split("\n");
+  const where = rest.map((l) => l.trim()).find((l) => /:\d+:\d+$/.test(l));
+  return where && !head.includes(where) ? `${head.trim()} at ${where}` : head;
 }
 
 const JITI = Symbol("jiti");
@@ -170,7 +191,7 @@ async function importConfigRoad(file: string): Promise<unknown> {
     // only "@ardaulas/blackbox/config not found" goes on to jiti: anything else is the config's
     // own error, and a retry would run its side effects twice
     const native = await import(pathToFileURL(file).href).then(
-      (mod: { default?: unknown }) => ({ config: mod.default ?? mod }),
+      (mod: unknown) => ({ config: mod }),
       (err: unknown) => {
         if ((err as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND") return undefined;
         throw err;
@@ -215,6 +236,7 @@ export async function validateConfig(file: string, raw: unknown): Promise<Loaded
         throw new BlackboxConfigError(`${file}: ${entry}: module "${tool.module}" has no export "${exportName}" (it exports ${has}); fix the export name`);
       }
       const before = seen.get(name);
+      if (before === entry) throw new BlackboxConfigError(`${file}: ${entry}: tool name "${name}" is listed twice; list each export once`);
       if (before) throw new BlackboxConfigError(`${file}: ${entry}: tool name "${name}" is already used by ${before}; give one of them another name`);
       seen.set(name, entry);
       tools.push({ name, file: path, exportName, entry, config: file });
@@ -227,14 +249,13 @@ export async function validateConfig(file: string, raw: unknown): Promise<Loaded
 export async function loadConfig(cwd: string, explicit?: string): Promise<LoadedConfig> {
   const file = findConfig(cwd, explicit);
   if (!file) return { file: undefined, tools: [], providers: { anthropic: [], openai: [] } };
-  let loaded: { raw: unknown; viaJiti: boolean };
+  let loaded: { mod: unknown; viaJiti: boolean };
   try {
     loaded = await importConfig(file);
   } catch (err) {
-    const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
-    throw new BlackboxConfigError(`${file}: the config could not be loaded (${why}); fix the file so that it loads and default-exports defineConfig({...})`);
+    throw new BlackboxConfigError(`${file}: the config could not be loaded (${firstLine(err)}); fix the file so that it loads and default-exports defineConfig({...})`);
   }
-  const config = await validateConfig(file, loaded.raw);
+  const config = await validateConfig(file, defaultExport(file, loaded.mod));
   if (loaded.viaJiti) await refuseImportedTools(config);
   return config;
 }

@@ -139,3 +139,20 @@ test("a config importing only types of the tools module, or other local modules,
   expect(r.stdout).toContain("agent ran");
   expect(r.code).toBe(0);
 });
+
+test("a config with no default export (or an empty one) names what it exports instead", async () => {
+  const named = project("blackbox.config.ts", "export const config = { tools: [] };\n");
+  expect(await refused(named)).toBe(
+    `blackbox: ${join(named, "blackbox.config.ts")}: the config has no default export (it exports config); end it with export default defineConfig({ tools: [...] })\n`,
+  );
+  const empty = project("blackbox.config.mjs", "");
+  expect(await refused(empty)).toContain("the config has no default export (it exports nothing)");
+});
+
+test("a syntax error names the line and column; an export listed twice in one entry says so", async () => {
+  const syntax = project("blackbox.config.ts", 'import { helper } from "./helper.ts";\nexport default { tools: [{ module: "./tools.mjs", exports: ["get_weather" }] };\n');
+  writeFileSync(join(syntax, "helper.ts"), "export const helper = 1;\n");
+  expect(await refused(syntax)).toMatch(/the config could not be loaded \(.*Unexpected token.* at .*blackbox\.config\.ts:2:\d+\)/);
+  const twice = project("blackbox.config.mjs", 'export default { tools: [{ module: "./tools.mjs", exports: ["book", "book"] }] };');
+  expect(await refused(twice)).toContain('tools[0]: tool name "book" is listed twice; list each export once');
+});
