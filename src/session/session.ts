@@ -448,7 +448,7 @@ export class SessionImpl implements Session {
   private checkForkRoundBeforeModel(): void {
     const step = this.source!.steps[this.forkAt]!;
     if (this.source!.cursor > this.forkAt) {
-      throw divergence(step, `the agent made its next model call without calling the wrapped tool whose result is the fork point (step ${this.forkAt})`);
+      throw divergence(step, `the agent made its next model call without calling the wrapped tool whose result is the fork point (step ${this.forkAt})`, {}, this.opts.match);
     }
   }
 
@@ -521,7 +521,7 @@ export class SessionImpl implements Session {
     const terminal = source.terminal();
     if (terminal && !jsonEqual(terminal.payload, outcome as unknown as JsonValue)) {
       const d = { path: "payload", recorded: terminal.payload, actual: outcome };
-      throw divergence(terminal, "the run ended differently from the recording", d);
+      throw divergence(terminal, "the run ended differently from the recording", d, this.opts.match);
     }
   }
 
@@ -529,7 +529,7 @@ export class SessionImpl implements Session {
     if (this.mode === "fork" && !this.pastFork) {
       throw divergence(
         this.source!.steps[this.forkAt],
-        `the agent ended before reaching the fork point: it never called the wrapped tool whose result is step ${this.forkAt}`,
+        `the agent ended before reaching the fork point: it never called the wrapped tool whose result is step ${this.forkAt}`, {}, this.opts.match,
       );
     }
     this.flushRound();

@@ -8,8 +8,8 @@ import type { MatchMode } from "./types.js";
 import { pairsAt, type RecordedPair } from "./rounds.js";
 import { shareRecordedHistory } from "../trace/share.js";
 
-const HINT =
-  "If the change is intended, re-record the run (blackbox record -- <command>), or replay with --match sequence to serve the recording in order without comparing.";
+const HINT = "If the change is intended, re-record the run (blackbox record -- <command>)";
+const STRICT_HINT = `${HINT}, or replay with --match sequence to serve the recording in order without comparing.`;
 
 export function show(value: unknown): string {
   if (value === undefined) return "(absent)";
@@ -21,13 +21,14 @@ export function divergence(
   step: TraceStep | undefined,
   what: string,
   details: { path?: string; recorded?: unknown; actual?: unknown } = {},
+  match: MatchMode = "strict",
 ): ReplayDivergenceError {
   const where = step ? `step ${step.index} (${step.type})` : "the end of the recording";
   const diff =
     details.path !== undefined
       ? `\n  at ${details.path}\n  recorded: ${show(details.recorded)}\n  now:      ${show(details.actual)}`
       : "";
-  return new ReplayDivergenceError(`Replay diverged at ${where}: ${what}${diff}\n${HINT}`, {
+  return new ReplayDivergenceError(`Replay diverged at ${where}: ${what}${diff}\n${match === "sequence" ? `${HINT}.` : STRICT_HINT}`, {
     stepIndex: step?.index,
     path: details.path,
     recorded: details.recorded,
@@ -65,7 +66,7 @@ export class ReplaySource {
       const name = (missed.callStep.payload as { toolName: string }).toolName;
       throw divergence(
         missed.callStep,
-        `the recording ran the wrapped tool "${name}" here, but the agent ${before} without calling it`,
+        `the recording ran the wrapped tool "${name}" here, but the agent ${before} without calling it`, {}, this.match,
       );
     }
   }
@@ -80,16 +81,16 @@ export class ReplaySource {
     if (!step || step.type !== "model_input") {
       throw divergence(
         step,
-        `the agent made model call #${this.modelCalls + 1}, but the recording ${step ? "has no further model call" : "ended"} (it made ${this.modelCalls})`,
+        `the agent made model call #${this.modelCalls + 1}, but the recording ${step ? "has no further model call" : "ended"} (it made ${this.modelCalls})`, {}, this.match,
       );
     }
     if (this.match === "strict") {
       const d = compare(step.payload as unknown as ModelInput, input);
-      if (d) throw divergence(step, "the model request differs from the recording", d);
+      if (d) throw divergence(step, "the model request differs from the recording", d, this.match);
     }
     const outputStep = this.steps[this.cursor + 1];
     if (!outputStep || outputStep.type !== "model_output") {
-      throw divergence(outputStep ?? step, "the recording has no model output for this model call");
+      throw divergence(outputStep ?? step, "the recording has no model output for this model call", {}, this.match);
     }
     this.modelCalls++;
     const { pairs, end } = pairsAt(this.steps, this.cursor + 2);
@@ -105,7 +106,7 @@ export class ReplaySource {
     );
     if (free.length === 0) {
       const anchor = this.steps[this.cursor] ?? this.steps[this.steps.length - 1];
-      throw divergence(anchor, `the agent called the wrapped tool "${toolName}", which the recording did not run here`);
+      throw divergence(anchor, `the agent called the wrapped tool "${toolName}", which the recording did not run here`, {}, this.match);
     }
     let pair = free[0]!;
     if (this.match === "strict") {
@@ -117,7 +118,7 @@ export class ReplaySource {
           path: d?.path ?? "toolInput",
           recorded: d ? d.a : recordedInput,
           actual: d ? d.b : input,
-        });
+        }, this.match);
       }
       pair = same;
     }
@@ -133,7 +134,7 @@ export class ReplaySource {
       const left = this.steps.slice(this.cursor).filter((s) => s.type === "model_input").length;
       throw divergence(
         step,
-        `the agent finished after ${this.modelCalls} model call(s), but the recording made ${this.modelCalls + left}`,
+        `the agent finished after ${this.modelCalls} model call(s), but the recording made ${this.modelCalls + left}`, {}, this.match,
       );
     }
   }

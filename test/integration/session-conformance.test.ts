@@ -184,6 +184,18 @@ describe.each(kits)("$name", (kit: Kit) => {
     await expect(bb.finish()).rejects.toBeInstanceOf(ReplayDivergenceError);
   });
 
+  test("a divergence under sequence mode does not suggest sequence mode; under strict it does", async () => {
+    for (const match of ["sequence", "strict"] as const) {
+      const bb = blackbox({ mode: "replay", cassette: path("base"), match });
+      await kit.run(kit.client(bb.fetch, base()), bb.tools({ get_weather: weather }), { task: TASK, maxTurns: 1 }).catch(() => undefined);
+      const e = await bb.finish().catch((x) => x);
+      expect(e).toBeInstanceOf(ReplayDivergenceError);
+      expect(e.message).toContain("If the change is intended, re-record the run (blackbox record -- <command>)");
+      if (match === "sequence") expect(e.message).not.toContain("--match sequence");
+      else expect(e.message).toContain("or replay with --match sequence");
+    }
+  });
+
   test("replay checks that every recorded model call was made", async () => {
     const bb = blackbox({ mode: "replay", cassette: path("base") });
     const c = kit.client(bb.fetch, base());
