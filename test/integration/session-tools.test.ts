@@ -44,7 +44,7 @@ test("tool values are stored as JSON: undefined -> null, class instances -> plai
   const results = t.steps.filter((s) => s.type === "tool_result").map((s) => (s.payload as any).result);
   expect(results).toEqual([null, { city: "Lisbon", temp: 21 }, "2026-01-02T00:00:00.000Z"]);
   const replay = blackbox({ mode: "replay", cassette: out });
-  const again = replay.tools({ nothing: async () => 1, forecast: async () => 2, when: async () => 3 });
+  const again = replay.tools({ nothing: async () => 1, forecast: async (_city: string) => 2, when: async () => 3 });
   expect([await again.nothing(), await again.forecast("Lisbon"), await again.when()]).toEqual(results);
   await replay.finish();
   const inputs = t.steps.filter((s) => s.type === "tool_call").map((s) => (s.payload as any).toolInput);
