@@ -186,3 +186,31 @@ it("a reader that closes the pipe early ends the CLI quietly (no EPIPE stack tra
   expect(r.stderr).not.toContain("EPIPE");
   expect(r.stderr.trim()).toBe("status=0");
 });
+
+describe("blackbox fork --set refuses a value a cassette cannot hold, before anything runs", () => {
+  it("the built-in demo: --set with 1e999 (JSON.parse reads Infinity) exits 2 with what to do, no stack", async () => {
+    const demoDir = join(tmp, "fork-demo");
+    expect((await runCli(["demo", "--dir", demoDir])).code).toBe(0);
+    const out = join(demoDir, "child.json");
+    const r = await runCli(["fork", join(demoDir, "trip.json"), "--at", "3", "--set", '{"forecast":1e999}', "-o", out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'error: --set is not plain JSON: it holds the number Infinity (JSON has no Infinity; a literal like 1e999 reads as Infinity) at forecast, which a cassette cannot store. Use strings, finite numbers, booleans, null, arrays and plain objects (quote a large number as a string, e.g. "1e999").',
+    );
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("a recorded agent: the command never starts, from inline JSON or @file", async () => {
+    const marker = join(tmp, "ran.txt");
+    const file = join(tmp, "set.json");
+    writeFileSync(file, "[1, -1e999]");
+    for (const set of ['{"a":1e999}', `@${file}`]) {
+      const r = await runCli(["fork", F("parallel.json"), "--at", "4", "--set", set, "-o", join(tmp, "never.json"), "--", process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/error: --set is not plain JSON: it holds the number -?Infinity .* at (a|\[1\]), which a cassette cannot store/);
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(tmp, "never.json"))).toBe(false);
+    }
+  });
+});
