@@ -5,6 +5,7 @@
  */
 import { ForkError } from "../errors.js";
 import { TraceBuilder } from "../trace/builder.js";
+import { plainJsonProblem } from "../trace/plainJson.js";
 import type { JsonValue, ToolResultPayload, Trace, TraceStep } from "../trace/types.js";
 import { continueLoop, type ToolMap } from "./loop.js";
 import type { ModelClient } from "./modelClient.js";
@@ -41,6 +42,8 @@ export async function forkRun(parent: Trace, options: ForkRunOptions): Promise<T
         `Put the new value for step ${forkIndex} in one of them.`,
     );
   }
+  const bad = hasReplacement ? plainJsonProblem("the replacement result", options.replacement) : undefined;
+  if (bad) throw new ForkError(bad);
   const mutations = checkMutations(parent, forkIndex, options.toolResultMutations ?? {});
   const initial = initialInputOf(parent);
 
@@ -107,6 +110,8 @@ function checkMutations(parent: Trace, forkIndex: number, raw: Record<number, Js
           `Use the index of a tool_result step.`,
       );
     }
+    const bad = plainJsonProblem(`toolResultMutations[${index}]`, value);
+    if (bad) throw new ForkError(bad);
     mutations.set(index, value);
   }
   if (mutations.size === 0) return mutations;

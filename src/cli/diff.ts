@@ -3,6 +3,8 @@ import type { Command } from "commander";
 import { loadTrace } from "../edges/store.js";
 import { diffOutcome, diffTraces } from "../trace/diff.js";
 import type { Outcome } from "../trace/outcome.js";
+import type { Trace } from "../trace/types.js";
+import { verifyTrace, type VerifyResult } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
 import { makeStyle } from "./style.js";
 
@@ -17,6 +19,23 @@ function outcomeText(o: Outcome): string {
   if (o.status === "error") return `error (${o.reason}): ${o.error}`;
   return "none (no terminal step)";
 }
+
+/**
+ * A cassette that fails verify is still diffed (diffing an edited copy against the original
+ * is how one sees what was edited), by content, never by its stored hashes; the user is
+ * told it fails verify, on stderr, so stdout stays the diff.
+ */
+function warnUnverified(file: string, side: "A" | "B", v: VerifyResult): void {
+  if (v.ok) return;
+  const first = v.problems[0]!;
+  const where = first.stepIndex === null ? first.path : `step ${first.stepIndex} ${first.path}`;
+  process.stderr.write(
+    `blackbox: warning: ${side} ${file} fails verify (${v.problems.length} problem${v.problems.length === 1 ? "" : "s"}; first: ${where}: ${first.message.split(". ")[0]}). ` +
+      `Its steps were compared by content, not by their stored hashes. Run blackbox verify ${file} to see every problem.\n`,
+  );
+}
+
+const verdict = (t: Trace): VerifyResult => verifyTrace(t);
 
 /** undefined has no JSON form; absent values print as null. */
 const orNull = (v: unknown): unknown => (v === undefined ? null : v);
@@ -33,16 +52,21 @@ export function register(program: Command): void {
       const d = diffTraces(a, b);
       const outcome = diffOutcome(a, b);
       const same = d === null;
+      const va = verdict(a);
+      const vb = fileA === fileB ? va : verdict(b);
       if (opts.json) {
         outJson({
           same,
           divergence: d === null ? null : { ...d, a: orNull(d.a), b: orNull(d.b) },
           outcome,
+          verify: { a: { ok: va.ok, problems: va.problems }, b: { ok: vb.ok, problems: vb.problems } },
         });
       } else {
+        warnUnverified(fileA, "A", va);
+        warnUnverified(fileB, "B", vb);
         const s = makeStyle();
         if (d === null) {
-          out(`${s.green("same")}: ${a.steps.length} steps with identical hashes; outcome ${outcomeText(outcome.a)}`);
+          out(`${s.green("same")}: ${a.steps.length} steps with the same content${va.ok && vb.ok ? " and identical hashes" : ""}; outcome ${outcomeText(outcome.a)}`);
         } else {
           const type = d.typeA === d.typeB ? d.typeA : `${d.typeA ?? "(none)"} in A, ${d.typeB ?? "(none)"} in B`;
           out(`${s.red("differ")}: first divergence at step ${s.bold(String(d.index))} (${type})`);

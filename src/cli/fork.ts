@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { plainJsonProblem } from "../trace/plainJson.js";
 import type { JsonValue } from "../trace/types.js";
 import { defaultForkPath, forkBuiltin } from "./builtin.js";
 import { CliExit } from "./exit.js";
@@ -32,6 +33,11 @@ export function readSet(value: string): string {
   return text;
 }
 
+/** Why the --set text cannot be a cassette value (e.g. 1e999 reads as Infinity), or undefined. */
+export function setProblem(text: string): string | undefined {
+  return plainJsonProblem("--set", JSON.parse(text));
+}
+
 export function register(program: Command): void {
   program
     .command("fork")
@@ -54,6 +60,8 @@ export function register(program: Command): void {
         } catch (err) {
           cmd.error(`error: --set is not valid JSON or its file cannot be read (${(err as Error).message}); quote strings, e.g. --set '"sunny"' or --set @result.json`, { exitCode: 2 });
         }
+        const bad = setProblem(set!);
+        if (bad) cmd.error(`error: ${bad}`, { exitCode: 2 });
       }
       const out = resolve(opts.out ?? defaultForkPath(file, opts.at));
       const script = opts.script ? resolve(opts.script) : undefined;

@@ -4,6 +4,7 @@
  */
 import { resolve } from "node:path";
 import { BlackboxConfigError } from "../errors.js";
+import { plainJsonProblem } from "../trace/plainJson.js";
 import type { JsonValue } from "../trace/types.js";
 import type { SessionOptions } from "../session/types.js";
 
@@ -45,6 +46,8 @@ export function optionsFromEnv(env: Env, cwd: string): SessionOptions | undefine
     } catch {
       throw new BlackboxConfigError(`BLACKBOX_FORK_SET is not valid JSON (${set.slice(0, 60)}); quote strings, e.g. '"sunny"' or '{"temp": 30}'`);
     }
+    const bad = plainJsonProblem("BLACKBOX_FORK_SET", options.forkSet);
+    if (bad) throw new BlackboxConfigError(bad);
     options.continueWith = oneOf(env, "BLACKBOX_CONTINUE", ["live", "script"] as const, env.BLACKBOX_SCRIPT ? "script" : "live");
     if (options.continueWith === "script") {
       options.script = resolve(cwd, required(env, "BLACKBOX_SCRIPT", mode, "a JSON file listing the model outputs to continue with"));

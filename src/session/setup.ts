@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { ForkError, SessionError } from "../errors.js";
 import { findProviderId } from "../trace/neutrality.js";
+import { plainJsonProblem } from "../trace/plainJson.js";
 import type { Trace } from "../trace/types.js";
 import type { SessionOptions } from "./types.js";
 
@@ -57,5 +58,7 @@ export function forkPointOf(parent: Trace, opts: SessionOptions): number {
   if (opts.forkSet === undefined) {
     throw new ForkError("a fork needs the replacement result: pass forkSet (--set <json|@file>)");
   }
+  const bad = plainJsonProblem("forkSet", opts.forkSet);
+  if (bad) throw new ForkError(bad);
   return n;
 }

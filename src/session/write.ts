@@ -15,6 +15,14 @@ export function writeCassetteSync(path: string, trace: Trace, secrets: string[])
         "Nothing was written. Keep keys out of prompts, tool inputs and tool results.",
     );
   }
+  // a recorded agent's fork child holds the replacement tool_result at the fork point, whatever happened on the way
+  const forkAt = trace.forkedFromStepId !== undefined ? Number(/:(\d+)$/.exec(trace.forkedFromStepId)?.[1]) : undefined;
+  if (forkAt !== undefined && trace.steps[forkAt]?.type !== "tool_result") {
+    throw new CassetteWriteError(
+      `refusing to write ${path}: the fork child has no tool_result at the fork point (step ${forkAt}), so it would not hold the replacement result. Nothing was written. ` +
+        "This is a bug in Blackbox; please report it with the command you ran.",
+    );
+  }
   const result = verifyTrace(trace);
   if (!result.ok) {
     const lines = result.problems.slice(0, 10).map((p) => `  step ${p.stepIndex ?? "-"} ${p.path}: ${p.message}`);

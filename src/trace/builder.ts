@@ -17,10 +17,17 @@ export function makeStep(
 
 /**
  * Appends steps to a trace with `id`, `index`, `prevHash` and `hash`.
- * Pure: the caller passes every timestamp.
+ * Pure: the caller passes every timestamp. A timestamp earlier than verify allows
+ * (structure.ts: not before the steps before it, except that a tool_call, stamped when its
+ * tool started, may be earlier than its round's steps before it) is held at the earliest
+ * allowed time: a wall clock that steps back, or a fork continued on a machine whose clock
+ * is behind the parent's, never makes Blackbox write a cassette that fails verify.
  */
 export class TraceBuilder {
   readonly trace: Trace;
+  /** Latest timestamp so far, and the latest before the current tool round. */
+  private maxTime = -Infinity;
+  private roundBase = -Infinity;
 
   constructor(init: { id: string; createdAt: number; parentId?: string; forkedFromStepId?: string; steps?: TraceStep[] }) {
     this.trace = {
@@ -43,8 +50,9 @@ export class TraceBuilder {
   }
 
   append(type: TraceStepType, payload: JsonValue, timestamp: number): TraceStep {
-    const step = makeStep(this.trace.id, this.last, type, payload, timestamp);
+    const step = makeStep(this.trace.id, this.last, type, payload, Math.max(timestamp, this.floorFor(type)));
     this.trace.steps.push(step);
+    this.track(step);
     return step;
   }
 
@@ -53,6 +61,19 @@ export class TraceBuilder {
     const index = this.trace.steps.length;
     const copied: TraceStep = { ...step, id: `${this.trace.id}:${index}` };
     this.trace.steps.push(copied);
+    this.track(copied);
     return copied;
+  }
+
+  private floorFor(type: TraceStepType): number {
+    if (type === "tool_call") return this.roundBase;
+    const last = this.last;
+    if (type === "tool_result") return last?.type === "tool_call" ? last.timestamp : this.roundBase;
+    return this.maxTime;
+  }
+
+  private track(step: TraceStep): void {
+    if (Number.isFinite(step.timestamp)) this.maxTime = Math.max(this.maxTime, step.timestamp);
+    if (step.type !== "tool_call" && step.type !== "tool_result") this.roundBase = this.maxTime;
   }
 }

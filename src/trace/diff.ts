@@ -1,8 +1,12 @@
 /**
  * diffTraces: the first step where two cassettes diverge; diffOutcome: whether
- * their outcomes differ. Steps compare by hash first, then field by field to
- * name the first differing value. Pure.
+ * their outcomes differ. Steps compare by what they say, not by what their stored
+ * hashes claim: two steps are the same when their stored hashes are equal AND each
+ * matches its own step's content (recomputed), else field by field, which also names
+ * the first differing value. An edited payload whose hash was left alone is a
+ * difference, not "same". Pure.
  */
+import { stepHash } from "./canonical.js";
 import { firstDifference } from "./jsonDiff.js";
 import { outcomeOf, type Outcome } from "./outcome.js";
 import type { Trace, TraceStep, TraceStepType } from "./types.js";
@@ -41,14 +45,25 @@ function stepDifference(a: TraceStep, b: TraceStep): { path: string; a: unknown;
   return { path: "hash", a: a.hash, b: b.hash };
 }
 
+/** The stored hash is the hash of the step's content (a step that cannot be hashed: no). */
+function hashHolds(step: TraceStep): boolean {
+  try {
+    return stepHash({ index: step.index, type: step.type, timestamp: step.timestamp, payload: step.payload, prevHash: step.prevHash }) === step.hash;
+  } catch {
+    return false;
+  }
+}
+
 export function diffTraces(a: Trace, b: Trace): TraceDiff | null {
   const n = Math.max(a.steps.length, b.steps.length);
   for (let i = 0; i < n; i++) {
     const sa = a.steps[i];
     const sb = b.steps[i];
     if (sa && sb) {
-      if (sa.hash === sb.hash) continue;
+      // equal hashes prove equal content only when each hash is the hash of its step
+      if (sa.hash === sb.hash && hashHolds(sa) && (sa === sb || hashHolds(sb))) continue;
       const d = stepDifference(sa, sb);
+      if (d.path === "hash" && sa.hash === sb.hash) continue; // same content, same stored (wrong) hash: verify reports it
       const reason =
         d.path === "hash"
           ? `step ${i} has the same content but a different stored hash (one cassette was edited; run blackbox verify)`

@@ -1,5 +1,5 @@
 /**
- * verifyTrace: version, schema, hash chain and provider neutrality. Returns
+ * verifyTrace: version, schema, hash chain, step structure (structure.ts) and provider neutrality. Returns
  * every problem with its step index and JSON path, not just the first. Pure.
  */
 import { stepHash } from "./canonical.js";
@@ -9,6 +9,7 @@ import { checkNeutrality } from "./neutrality.js";
 import { isValidTraceShape } from "./fastShape.js";
 import type { SharedValues } from "./share.js";
 import { checkShape } from "./shape.js";
+import { checkStructure } from "./structure.js";
 import { CURRENT_TRACE_VERSION, type JsonValue } from "./types.js";
 
 export { findSecrets } from "./neutrality.js";
@@ -100,6 +101,7 @@ export function verifyTrace(trace: unknown, shared?: SharedValues): VerifyResult
   if (!isValidTraceShape(trace, shared)) for (const p of checkShape(trace)) if (p.path !== "version") problems.push(p);
   const steps = Array.isArray(trace.steps) ? trace.steps : [];
   checkChain(trace, steps, problems, shared);
+  problems.push(...checkStructure(trace, steps, shared));
   for (const p of checkNeutrality(trace, "", shared)) {
     const m = /^steps\[(\d+)\]/.exec(p.path);
     problems.push({ stepIndex: m ? Number(m[1]) : null, path: p.path, message: p.message });

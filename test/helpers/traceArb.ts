@@ -1,5 +1,6 @@
 /**
- * Random valid v2 traces (every step type, payload shape and terminal event), and
+ * Random valid v2 traces (every step type, payload shape and terminal event, in the step
+ * structure verify checks), and
  * random single mutations at any path of a value. Shared by the property tests.
  */
 import fc from "fast-check";
@@ -49,22 +50,56 @@ const metadata = fc.oneof(
   fc.record({ event: fc.constant("run_failed"), status: fc.constant("error"), reason: fc.constant("unknown_tool"), toolName: name }),
   fc.record({ event: fc.constant("session_started"), mode: fc.constantFrom("record", "replay") }),
 );
-const step = fc.oneof(
-  modelInput.map((p) => ["model_input", p] as const),
-  modelOutput.map((p) => ["model_output", p] as const),
-  toolCall.map((p) => ["tool_call", p] as const),
-  toolResult.map((p) => ["tool_result", p] as const),
-  metadata.map((p) => ["metadata", p] as const),
-);
+const terminal = metadata.filter((m) => m.event !== "session_started");
+const marker = fc.record({ event: fc.constant("session_started"), mode: fc.constantFrom("record", "replay") });
 
+/** One model turn: its input, its output (ids assigned when the run is built) and which requested calls ran. */
+const turn = fc.record({
+  input: modelInput,
+  output: modelOutput,
+  ran: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+  results: fc.array(toolResult, { minLength: 3, maxLength: 3 }),
+});
+
+/**
+ * Random valid runs, in the step structure verify checks (src/trace/structure.ts): an
+ * optional marker, model turns each followed by its tool round (a built-in single
+ * tool_call always runs; a tool_calls output runs any subset, in call order), one terminal
+ * step last; call-N ids fresh in order; timestamps whole and never going back.
+ */
 export const traceArb: fc.Arbitrary<Trace> = fc
   .record({
     id: fc.constantFrom("run", "demo-1", "a b"),
-    steps: fc.array(fc.tuple(step, fc.integer({ min: 0, max: 4_000_000_000_000 })), { minLength: 1, maxLength: 8 }),
+    marker: fc.option(marker, { nil: undefined }),
+    turns: fc.array(turn, { maxLength: 3 }),
+    end: terminal,
+    start: fc.integer({ min: 0, max: 4_000_000_000_000 }),
+    gaps: fc.array(fc.nat({ max: 5_000 }), { minLength: 32, maxLength: 32 }),
   })
-  .map(({ id, steps }) => {
+  .map(({ id, marker, turns, end, start, gaps }) => {
     const b = new TraceBuilder({ id, createdAt: 1767225600000 });
-    for (const [[type, payload], ts] of steps) b.append(type as TraceStepType, withoutUndefined(payload) as JsonValue, ts);
+    let t = start;
+    let g = 0;
+    const add = (type: TraceStepType, payload: unknown): void => {
+      t += gaps[g++ % gaps.length]!;
+      b.append(type, withoutUndefined(payload as object) as JsonValue, t);
+    };
+    let next = 0;
+    if (marker) add("metadata", marker);
+    for (const { input, output, ran, results } of turns) {
+      add("model_input", input);
+      const o = structuredClone(output) as Record<string, any>;
+      if (o.type === "tool_call") o.toolCallId = `call-${next++}`;
+      if (o.type === "tool_calls") for (const c of o.calls) c.toolCallId = `call-${next++}`;
+      add("model_output", o);
+      const calls: Array<{ toolCallId: string; toolName: string; toolInput: unknown }> = o.type === "tool_call" ? [o as any] : o.type === "tool_calls" ? o.calls : [];
+      calls.forEach((c, k) => {
+        if (o.type === "tool_calls" && !ran[k]) return;
+        add("tool_call", { toolCallId: c.toolCallId, toolName: c.toolName, toolInput: c.toolInput });
+        add("tool_result", { ...results[k]!, toolCallId: c.toolCallId, toolName: c.toolName });
+      });
+    }
+    add("metadata", end);
     return JSON.parse(JSON.stringify(b.trace)) as Trace; // what a file holds: JSON text parsed back
   });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -48,7 +48,35 @@ describe("blackbox diff", () => {
   it("same cassettes exit 0", async () => {
     const r = await runCli(["diff", F("basic.json"), F("basic.json")]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('same: 7 steps with identical hashes; outcome success "It is 21°C and clear in Paris."\n');
+    expect(r.stdout).toBe('same: 7 steps with the same content and identical hashes; outcome success "It is 21°C and clear in Paris."\n');
+    expect(r.stderr).toBe("");
+  });
+
+  it("a copy whose payloads were edited and hashes left alone differs (stored hashes are not trusted), with a warning", async () => {
+    const demoDir = join(tmp, "diff-demo");
+    expect((await runCli(["demo", "--dir", demoDir])).code).toBe(0);
+    const trip = join(demoDir, "trip.json");
+    const t = JSON.parse(readFileSync(trip, "utf8"));
+    t.steps[10].payload.result = "Stay home.";
+    t.steps[9].payload.text = "Stay home.";
+    const stale = join(tmp, "stale.json");
+    writeFileSync(stale, JSON.stringify(t, null, 2));
+    const r = await runCli(["diff", trip, stale]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^differ: first divergence at step 9 \(model_output\)\n {2}payload\.text\n/);
+    expect(r.stdout).toContain(`    B ${stale}: "Stay home."`);
+    expect(r.stderr.startsWith(`blackbox: warning: B ${stale} fails verify (2 problems; first: step 9 steps[9].hash: hash does not match the step's content (recomputed `)).toBe(true);
+    expect(r.stderr.endsWith(`). Its steps were compared by content, not by their stored hashes. Run blackbox verify ${stale} to see every problem.\n`)).toBe(true);
+    const json = await runCli(["diff", "--json", trip, stale]);
+    expect(json.code).toBe(1);
+    const out = JSON.parse(json.stdout);
+    expect(out).toMatchObject({ same: false, divergence: { index: 9, path: "payload.text", b: "Stay home." }, verify: { a: { ok: true, problems: [] }, b: { ok: false } } });
+    expect(out.verify.b.problems.map((p: { path: string }) => p.path)).toEqual(["steps[9].hash", "steps[10].hash"]);
+    // the same content under the same stored hashes is still "same", with the warning
+    const both = await runCli(["diff", stale, stale]);
+    expect(both.code).toBe(0);
+    expect(both.stdout).toMatch(/^same: 11 steps with the same content; outcome success "Stay home\."/);
+    expect(both.stderr).toContain("fails verify");
   });
 
   it("a fork differs at its fork point: exit 1, index, type, path, both values, outcomes", async () => {
@@ -157,4 +185,32 @@ it("a reader that closes the pipe early ends the CLI quietly (no EPIPE stack tra
   expect(r.stdout.length).toBe(20);
   expect(r.stderr).not.toContain("EPIPE");
   expect(r.stderr.trim()).toBe("status=0");
+});
+
+describe("blackbox fork --set refuses a value a cassette cannot hold, before anything runs", () => {
+  it("the built-in demo: --set with 1e999 (JSON.parse reads Infinity) exits 2 with what to do, no stack", async () => {
+    const demoDir = join(tmp, "fork-demo");
+    expect((await runCli(["demo", "--dir", demoDir])).code).toBe(0);
+    const out = join(demoDir, "child.json");
+    const r = await runCli(["fork", join(demoDir, "trip.json"), "--at", "3", "--set", '{"forecast":1e999}', "-o", out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'error: --set is not plain JSON: it holds the number Infinity (JSON has no Infinity; a literal like 1e999 reads as Infinity) at forecast, which a cassette cannot store. Use strings, finite numbers, booleans, null, arrays and plain objects (quote a large number as a string, e.g. "1e999").',
+    );
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("a recorded agent: the command never starts, from inline JSON or @file", async () => {
+    const marker = join(tmp, "ran.txt");
+    const file = join(tmp, "set.json");
+    writeFileSync(file, "[1, -1e999]");
+    for (const set of ['{"a":1e999}', `@${file}`]) {
+      const r = await runCli(["fork", F("parallel.json"), "--at", "4", "--set", set, "-o", join(tmp, "never.json"), "--", process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/error: --set is not plain JSON: it holds the number -?Infinity .* at (a|\[1\]), which a cassette cannot store/);
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(tmp, "never.json"))).toBe(false);
+    }
+  });
 });

@@ -92,6 +92,7 @@ test("verify flags sk-ant-, sk-proj- and bearer tokens in user data, saying wher
   const b = new TraceBuilder({ id: "flags", createdAt: 1 });
   b.append("tool_call", { toolCallId: "call-0", toolName: "read", toolInput: { path: "notes.txt" } }, 2);
   b.append("tool_result", { toolCallId: "call-0", toolName: "read", result: { a: "sk-ant-api03-" + "abcDEF123_".repeat(3), b: REAL_LOOKING, c: "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload" } }, 3);
+  b.append("metadata", { event: "run_completed", status: "success", result: "done" }, 4); // a whole run: only the secrets are wrong
   const v = verifyTrace(b.trace);
   expect(v.problems.map((p) => p.path)).toEqual(["steps[1].payload.result.a", "steps[1].payload.result.b", "steps[1].payload.result.c"]);
   for (const p of v.problems) expect(p.message).toMatch(/^value contains what looks like an API key or bearer token \(.{4,13}\.\.\.\)\. Remove the secret/);

@@ -52,6 +52,7 @@ describe("replayBuiltin", () => {
     const b = new TraceBuilder({ id: "sdk", createdAt: 1 });
     b.append("model_input", { messages: [{ role: "user", content: "q" }], tools: [] }, 1);
     b.append("model_output", { type: "tool_calls", calls: [{ toolCallId: "call-0", toolName: "t", toolInput: {} }] }, 2);
+    b.append("metadata", { event: "run_failed", status: "error", reason: "process_exit", exitCode: 1 }, 3);
     const file = join(dir, "sdk.json");
     await saveTrace(file, b.trace);
     const { io, sink } = capture();

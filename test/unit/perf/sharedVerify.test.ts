@@ -120,13 +120,18 @@ describe("a load with the history shared answers what the plain load answers", (
   it("a problem in a repeated message is reported at each step it repeats in", () => {
     const b = new TraceBuilder({ id: "loop", createdAt: 1 });
     const messages = [{ role: "assistant", content: [{ type: "tool_use", toolCallId: "toolu_01AbC9xyz", toolName: "t", toolInput: {} }] }, { role: "user", content: "ok" }, { role: "user", content: "again" }];
-    messages.forEach((_, k) => b.append("model_input", { messages: messages.slice(0, k + 1), tools: [] } as unknown as JsonValue, k));
+    messages.forEach((_, k) => {
+      b.append("model_input", { messages: messages.slice(0, k + 1), tools: [] } as unknown as JsonValue, k);
+      b.append("model_output", { type: "final_answer", text: "ok" }, k);
+    });
+    b.append("metadata", { event: "run_completed", status: "success", result: "ok" }, 3);
     const text = JSON.stringify(b.trace);
     const { trace, shared } = parseTraceShared(text);
     expect(shared.size).toBeGreaterThan(0);
-    expect((trace.steps[2]!.payload as { messages: unknown[] }).messages[0]).toBe((trace.steps[0]!.payload as { messages: unknown[] }).messages[0]);
+    expect((trace.steps[4]!.payload as { messages: unknown[] }).messages[0]).toBe((trace.steps[0]!.payload as { messages: unknown[] }).messages[0]);
     const paths = verifyTrace(trace, shared).problems.map((p) => p.path);
-    expect(paths).toEqual([0, 1, 2].map((k) => `steps[${k}].payload.messages[0].content[0].toolCallId`));
+    // at each repeat: not a call-N id (structure), and a provider id (neutrality)
+    expect(paths).toEqual([0, 2, 4].flatMap((k) => [0, 1].map(() => `steps[${k}].payload.messages[0].content[0].toolCallId`)));
     expect(verifyTrace(JSON.parse(text)).problems.map((p) => p.path)).toEqual(paths);
   });
 });

@@ -59,6 +59,19 @@ describe("diffTraces", () => {
     expect(diffTraces(trace(base), trace(rehashed))).toMatchObject({ path: "hash", reason: expect.stringMatching(/same content but a different stored hash/) });
   });
 
+  it("an edited payload whose stored hash was left alone is a difference, not the same", () => {
+    const a = load("basic.json");
+    const b = structuredClone(a);
+    (b.steps[5]!.payload as { text: string }).text = "Stay home.";
+    (b.steps[6]!.payload as { result: string }).result = "Stay home.";
+    expect(b.steps.map((s) => s.hash)).toEqual(a.steps.map((s) => s.hash));
+    expect(diffTraces(a, b)).toMatchObject({ index: 5, kind: "changed", path: "payload.text", b: "Stay home." });
+    expect(diffTraces(b, a)).toMatchObject({ index: 5, path: "payload.text", a: "Stay home." });
+    // the tampered fixture: same stored hashes as basic would have, edited result
+    expect(diffTraces(load("tampered.json"), b)).not.toBeNull();
+    expect(diffTraces(b, structuredClone(b))).toBeNull(); // same content, same (wrong) hashes: verify's to report
+  });
+
   it("a step present in only one trace", () => {
     const a = load("basic.json");
     const b = { ...a, steps: a.steps.slice(0, 5) };

@@ -31,7 +31,9 @@ describe("hash vectors", () => {
   it("id and hash are not hash input: a step's id can change without breaking its hash", () => {
     const step = makeStep("v", undefined, "model_input", { tools: [], messages: [] }, 1);
     expect(stepHash({ ...step, id: "other:0" })).toBe(step.hash);
-    const trace = { version: 2, id: "v", createdAt: 0, steps: [{ ...step, id: "wrong:0" }] };
+    const output = makeStep("v", step, "model_output", { type: "final_answer", text: "x" }, 2);
+    const end = makeStep("v", output, "metadata", { event: "run_completed", status: "success", result: "x" }, 3);
+    const trace = { version: 2, id: "v", createdAt: 0, steps: [{ ...step, id: "wrong:0" }, output, end] };
     // ... but verify still checks id === `${trace.id}:${index}`
     expect(verifyTrace(trace).problems.map((p) => p.path)).toEqual(["steps[0].id"]);
   });
