@@ -12,8 +12,9 @@ type Env = Record<string, string | undefined>;
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const value = env[name];
-  if (value === undefined || value === "") return fallback;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
+  if (value === undefined || value.trim() === "") return fallback;
+  const word = value.trim().toLowerCase(); // OFF, Replay: what a shell user types
+  if ((allowed as readonly string[]).includes(word)) return word as T;
   throw new BlackboxConfigError(`${name}="${value}" is not valid; set it to one of: ${allowed.join(", ")}`);
 }
 

@@ -156,3 +156,12 @@ test("a syntax error names the line and column; an export listed twice in one en
   const twice = project("blackbox.config.mjs", 'export default { tools: [{ module: "./tools.mjs", exports: ["book", "book"] }] };');
   expect(await refused(twice)).toContain('tools[0]: tool name "book" is listed twice; list each export once');
 });
+
+test("mode words are read whatever their case (BLACKBOX_MODE=OFF is off, Record is record)", async () => {
+  const dir = project("blackbox.config.mjs", 'export default { tools: [{ module: "./tools.mjs", exports: ["book"] }] };');
+  const off = await hookedNode(dir, ["agent.mjs"], { BLACKBOX_MODE: "OFF" });
+  expect([off.code, off.stderr, off.stdout]).toEqual([0, "", "agent ran\n"]);
+  const rec = await hookedNode(dir, ["agent.mjs"], { BLACKBOX_MODE: " Record ", BLACKBOX_OUT: join(dir, "out.json"), BLACKBOX_MATCH: "STRICT" });
+  expect(rec.code).toBe(0);
+  expect(rec.stdout).toBe("agent ran\n");
+});
