@@ -1,0 +1,135 @@
+/**
+ * How a run ends, as a user types it: `blackbox record|replay|fork -- <command>` against
+ * the fake provider, and the bare hook. Signals reach the agent behind a wrapper
+ * (`sh -c`), SIGHUP still leaves a cassette, a process whose run is over never writes
+ * over a newer cassette, the CLI adds no guess when the hook already said what went
+ * wrong, and a replay whose command makes no call fails.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { ROOT, runProcess } from "../helpers/child.js";
+import { anthropicMessage, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { BIN, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+
+let fake: FakeProvider;
+const tmp = tempDir();
+const project = join(tmp.dir, "zero-code");
+const trip = join(tmp.dir, "trip.json");
+const KEY = "sk-ant-real-looking-key-123456";
+
+// One model call, then it waits for go.txt (not in a wrapped tool), then a side effect.
+const SLOW_AGENT = `import Anthropic from "@anthropic-ai/sdk";
+import { existsSync, writeFileSync } from "node:fs";
+writeFileSync("agent.pid", String(process.pid));
+const reply = await new Anthropic().messages.create({ model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] });
+console.log("first reply:", reply.content[0].text);
+while (!existsSync("go.txt")) await new Promise((r) => setTimeout(r, 50));
+writeFileSync("effect.txt", "the agent went on");
+console.log("agent done");
+`;
+
+beforeAll(async () => {
+  requireBuild();
+  fake = await startFakeProvider();
+  cpSync(join(ROOT, "examples", "zero-code"), project, { recursive: true, filter: (f) => !f.endsWith("bookings.log") });
+  writeFileSync(join(project, "slow.mjs"), SLOW_AGENT);
+  queueTrip();
+  const r = await blackbox(["record", "-o", trip, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY });
+  expect(r.code).toBe(0);
+});
+afterAll(async () => {
+  await fake.close();
+  tmp.cleanup();
+});
+
+const baseEnv = (): Record<string, string | undefined> => ({ ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined });
+
+function blackbox(args: string[], env: Record<string, string | undefined> = {}, offline = false) {
+  return runProcess(process.execPath, [BIN, ...args], { cwd: project, offline, env: { ...baseEnv(), ...env } });
+}
+
+function queueTrip(): void {
+  fake.enqueue(
+    { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) },
+    { json: anthropicMessage({ toolCalls: [{ name: "book_hotel", input: { city: "Lisbon", nights: 2 } }] }) },
+    { json: anthropicMessage({ text: "Booked Lisbon for 2 nights." }) },
+  );
+}
+
+interface Started {
+  child: ChildProcess;
+  out: { stdout: string; stderr: string };
+  /** The CLI process itself has exited (its pipes may still be held by a process it left). */
+  exited: Promise<number | null>;
+  /** Every holder of its stdout/stderr is gone. */
+  closed: Promise<void>;
+}
+
+/** The CLI started in the background, with NO_COLOR, in the project folder. */
+function startCli(args: string[], env: Record<string, string | undefined> = {}): Started {
+  const full: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: "1", ...baseEnv(), ...env })) if (v !== undefined) full[k] = v;
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: project, env: full, stdio: ["ignore", "pipe", "pipe"] });
+  const out = { stdout: "", stderr: "" };
+  child.stdout!.on("data", (d) => (out.stdout += d));
+  child.stderr!.on("data", (d) => (out.stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  return { child, out, exited, closed };
+}
+
+async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The process is there and not a zombie (an orphan here is re-parented to an init that does not reap). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat[stat.lastIndexOf(")") + 2] !== "Z";
+  } catch {
+    return process.platform !== "linux";
+  }
+}
+
+function resetSlow(): void {
+  for (const f of ["agent.pid", "go.txt", "effect.txt"]) rmSync(join(project, f), { force: true });
+}
+
+function agentPid(): number {
+  return Number(readFileSync(join(project, "agent.pid"), "utf8"));
+}
+
+function killLeftover(): void {
+  if (existsSync(join(project, "agent.pid")) && alive(agentPid())) process.kill(agentPid(), "SIGKILL");
+}
+
+test("SIGHUP to blackbox after the first call: a run_failed cassette and exit code 129", async () => {
+  resetSlow();
+  fake.enqueue({ json: anthropicMessage({ text: "hello" }) });
+  const out = join(tmp.dir, "hup.json");
+  const cli = startCli(["record", "-o", out, "--", "node", "slow.mjs"], { ANTHROPIC_API_KEY: KEY });
+  try {
+    await until("the first reply", () => cli.out.stdout.includes("first reply: hello"));
+    cli.child.kill("SIGHUP");
+    expect(await cli.exited).toBe(129);
+    await cli.closed;
+    expect(cli.out.stderr).toBe("");
+    const trace = readCassette(out);
+    expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
+    expect(trace.steps.at(-1)!.payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 129 });
+  } finally {
+    killLeftover();
+  }
+});
