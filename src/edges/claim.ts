@@ -12,19 +12,46 @@ import { pidAlive } from "./pid.js";
  * A lock file in the temp folder, keyed by the cassette's absolute path, holds the
  * owner's pid; a lock whose owner is gone is taken over. Returns the release.
  *
- * Under the CLI (`run`: BLACKBOX_RUN, one token per `blackbox record|replay|fork`), a
- * released lock stays, marked done for that run, so a later process of the same run
- * is refused instead of clobbering the cassette; the CLI removes it (`lockPathFor`).
+ * A run (`run`: BLACKBOX_RUN, one token per `blackbox record|replay|fork`, or made by
+ * the first hooked process of a tree under the bare hook, runToken()) starts with the
+ * pid of its root: the CLI, or that first process. A released lock stays, marked done
+ * for that run, so a later process of the same run is refused instead of clobbering the
+ * cassette; the root removes it (`endRunClaim`).
  */
 export function lockPathFor(path: string): string {
   const abs = resolve(path);
-  return join(tmpdir(), "blackbox-locks", `${sha256Hex(abs).slice(0, 32)}.lock`);
+  return join(locksDir(), `${sha256Hex(abs).slice(0, 32)}.lock`);
+}
+
+function locksDir(): string {
+  return join(tmpdir(), "blackbox-locks");
+}
+
+/** A new run token: the root's pid first (so its processes can tell when the run is over). */
+export function runToken(): string {
+  return `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
+interface LockText {
+  owner: number;
+  run: string | undefined;
+}
+
+function readLock(lock: string): LockText | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lock, "utf8");
+  } catch {
+    return undefined;
+  }
+  const [ownerText = "", run] = text.trim().split(" ");
+  return { owner: Number(ownerText), run };
 }
 
 export function claimCassette(path: string, run: string | undefined = process.env.BLACKBOX_RUN): () => void {
   const abs = resolve(path);
   const lock = lockPathFor(abs);
-  mkdirSync(join(tmpdir(), "blackbox-locks"), { recursive: true });
+  mkdirSync(locksDir(), { recursive: true });
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(lock, "wx");
@@ -39,8 +66,7 @@ export function claimCassette(path: string, run: string | undefined = process.en
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const [ownerText = "", ownerRun] = readFileSync(lock, "utf8").trim().split(" ");
-      const owner = Number(ownerText);
+      const { owner, run: ownerRun } = readLock(lock) ?? { owner: 0, run: undefined };
       if (run && ownerRun === run && owner !== process.pid && !(owner && pidAlive(owner))) {
         throw new SessionError(
           `another process of this run already made model or tool calls under one cassette (${abs}) and wrote it; now process ${process.pid} makes calls too. ` +
@@ -57,4 +83,18 @@ export function claimCassette(path: string, run: string | undefined = process.en
     }
   }
   throw new SessionError(`could not claim the cassette ${abs}: its lock file kept changing; try again`);
+}
+
+/** Whether a process of `run` claimed `path`, and the pid still holding that claim (alive), if any. */
+export function runClaim(path: string, run: string): { claimed: boolean; holder: number | undefined } {
+  const lock = readLock(lockPathFor(path));
+  if (!lock || lock.run !== run) return { claimed: false, holder: undefined };
+  return { claimed: true, holder: lock.owner && lock.owner !== process.pid && pidAlive(lock.owner) ? lock.owner : undefined };
+}
+
+/** The run's end, by its root: whether a process of the run claimed `path`; the run's lock is removed. */
+export function endRunClaim(path: string, run: string): boolean {
+  const { claimed } = runClaim(path, run);
+  if (claimed) rmSync(lockPathFor(path), { force: true }); // only the run's own: another run's claim stays
+  return claimed;
 }

@@ -115,6 +115,32 @@ function killLeftover(): void {
   if (existsSync(join(project, "agent.pid")) && alive(agentPid())) process.kill(agentPid(), "SIGKILL");
 }
 
+test("SIGTERM to blackbox behind `sh -c` reaches the agent: it stops, and its cassette says so", async () => {
+  resetSlow();
+  fake.enqueue({ json: anthropicMessage({ text: "hello" }) });
+  const out = join(tmp.dir, "term.json");
+  const cli = startCli(["record", "-o", out, "--", "sh", "-c", "node slow.mjs; echo wrapper went on"], { ANTHROPIC_API_KEY: KEY });
+  try {
+    await until("the first reply", () => cli.out.stdout.includes("first reply: hello"));
+    const pid = agentPid();
+    cli.child.kill("SIGTERM");
+    const code = await cli.exited;
+    // Had the agent been left running, this would let it finish its side effect.
+    writeFileSync(join(project, "go.txt"), "");
+    await new Promise((r) => setTimeout(r, 600));
+    expect(alive(pid)).toBe(false);
+    expect(existsSync(join(project, "effect.txt"))).toBe(false);
+    expect(code).toBe(143);
+    await cli.closed;
+    expect(cli.out.stdout).not.toContain("wrapper went on");
+    expect(cli.out.stderr).toBe("");
+    const trace = readCassette(out);
+    expect(trace.steps.at(-1)!.payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 143 });
+  } finally {
+    killLeftover();
+  }
+});
+
 test("SIGHUP to blackbox after the first call: a run_failed cassette and exit code 129", async () => {
   resetSlow();
   fake.enqueue({ json: anthropicMessage({ text: "hello" }) });
