@@ -16,7 +16,9 @@ import { pidAlive } from "./pid.js";
  * the first hooked process of a tree under the bare hook, runToken()) starts with the
  * pid of its root: the CLI, or that first process. A released lock stays, marked done
  * for that run, so a later process of the same run is refused instead of clobbering the
- * cassette; the root removes it (`endRunClaim`).
+ * cassette; the root removes it (`endRunClaim`). Once the root is gone the run is over:
+ * its processes claim nothing more, write nothing more (`claimLostReason`), and a lock
+ * they still hold may be taken over by another run.
  */
 export function lockPathFor(path: string): string {
   const abs = resolve(path);
@@ -30,6 +32,17 @@ function locksDir(): string {
 /** A new run token: the root's pid first (so its processes can tell when the run is over). */
 export function runToken(): string {
   return `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
+/** The root process of a run, when the token names one. */
+function rootOf(run: string): number | undefined {
+  const m = /^(\d+)-/.exec(run);
+  return m ? Number(m[1]) : undefined;
+}
+
+function runOver(run: string): boolean {
+  const root = rootOf(run);
+  return root !== undefined && root !== process.pid && !pidAlive(root);
 }
 
 interface LockText {
@@ -51,6 +64,12 @@ function readLock(lock: string): LockText | undefined {
 export function claimCassette(path: string, run: string | undefined = process.env.BLACKBOX_RUN): () => void {
   const abs = resolve(path);
   const lock = lockPathFor(abs);
+  if (run && runOver(run)) {
+    throw new SessionError(
+      `the blackbox run that started process ${process.pid} (process ${rootOf(run)}) has ended, so its calls are not recorded and ${abs} is left as it is. ` +
+        "Keep the agent in the foreground of the command blackbox runs (no `&`, no detached process), or run it under blackbox again.",
+    );
+  }
   mkdirSync(locksDir(), { recursive: true });
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -73,7 +92,9 @@ export function claimCassette(path: string, run: string | undefined = process.en
             "Blackbox records one process per cassette: run the agent process alone under blackbox, or record each process separately.",
         );
       }
-      if (owner && owner !== process.pid && pidAlive(owner)) {
+      // A live owner of a run that is over (its CLI was killed) is a stale writer: take the lock over.
+      const stale = ownerRun !== undefined && ownerRun !== run && runOver(ownerRun);
+      if (owner && owner !== process.pid && pidAlive(owner) && !stale) {
         throw new SessionError(
           `two processes are making model or tool calls under one cassette (${abs}): process ${owner} already did, and now process ${process.pid}. ` +
             "Blackbox records one process per cassette: run the agent process alone under blackbox, or give each process its own cassette (blackbox({ out })).",
@@ -83,6 +104,33 @@ export function claimCassette(path: string, run: string | undefined = process.en
     }
   }
   throw new SessionError(`could not claim the cassette ${abs}: its lock file kept changing; try again`);
+}
+
+/**
+ * Why this process no longer holds the claim it made on `path` (claimCassette), or
+ * undefined while it does: the lock must still name its pid and run, and the run's
+ * root must still be there. A process that lost it must not write the cassette.
+ */
+export function claimLostReason(path: string, run: string | undefined = process.env.BLACKBOX_RUN): string | undefined {
+  const lock = readLock(lockPathFor(path));
+  if (!lock) return "its lock was removed: the blackbox run that started this process ended before it did";
+  if (lock.owner !== process.pid || lock.run !== run) {
+    return lock.owner && lock.run !== run
+      ? `process ${lock.owner} of another run claimed the cassette since`
+      : "the lock no longer names this process";
+  }
+  if (run && runOver(run)) return `the blackbox run that started this process (process ${rootOf(run)}) has ended`;
+  return undefined;
+}
+
+/** Throws when this process may not write `path` any more (claimLostReason). */
+export function assertClaimHeld(path: string): void {
+  const why = claimLostReason(path);
+  if (why === undefined) return;
+  throw new SessionError(
+    `not writing the cassette ${resolve(path)}: process ${process.pid} no longer holds its claim on it (${why}), so the file there is left as it is. ` +
+      "Let blackbox wait for the agent (do not background it or kill blackbox itself), then record again.",
+  );
 }
 
 /** Whether a process of `run` claimed `path`, and the pid still holding that claim (alive), if any. */

@@ -159,3 +159,35 @@ test("SIGHUP to blackbox after the first call: a run_failed cassette and exit co
     killLeftover();
   }
 });
+
+test("an agent left running by a killed blackbox never writes over the newer cassette of the next run", async () => {
+  resetSlow();
+  fake.enqueue({ json: anthropicMessage({ text: "hello" }) });
+  const out = join(tmp.dir, "shared.json");
+  const first = startCli(["record", "-o", out, "--", "sh", "-c", "node slow.mjs; true"], { ANTHROPIC_API_KEY: KEY });
+  try {
+    await until("the first reply", () => first.out.stdout.includes("first reply: hello"));
+    const pid = agentPid();
+    first.child.kill("SIGKILL"); // nothing can be passed on: the agent is left running, holding its claim
+    await first.exited;
+    expect(alive(pid)).toBe(true);
+
+    queueTrip();
+    const second = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY });
+    expect(second.stderr).toBe("");
+    expect(second.code).toBe(0);
+    const newer = readFileSync(out, "utf8");
+
+    writeFileSync(join(project, "go.txt"), ""); // the stale agent goes on and ends
+    await until("the stale agent's end", () => !alive(pid));
+    await first.closed;
+    expect(first.out.stdout).toContain("agent done");
+    expect(first.out.stderr).toContain(`blackbox: not writing the cassette ${out}: process ${pid} no longer holds its claim on it`);
+    expect(first.out.stderr).toContain("the file there is left as it is");
+    expect(readFileSync(out, "utf8")).toBe(newer);
+    expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
+  } finally {
+    killLeftover();
+    rmSync(join(project, "bookings.log"), { force: true });
+  }
+});
