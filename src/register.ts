@@ -4,8 +4,10 @@
  * hooks. The session itself finishes at process exit (autoFinish) and claims the
  * cassette at its first call (claim). Start-up loads only what the mode needs: record
  * without a config loads no zod, cassette parser or verify (bench/startup.mjs). Any
- * problem is one `blackbox: ...` line on stderr and exit code 2 before the agent runs.
+ * problem is one `blackbox: ...` line on stderr and exit code 2 before the agent runs
+ * (marked for the run, so `blackbox` adds no guess of its own).
  */
+import { markReported } from "./edges/claim.js";
 import { loadConfig } from "./edges/config.js";
 import { installDispatcher } from "./edges/dispatcher.js";
 import { optionsFromEnv } from "./edges/env.js";
@@ -42,5 +44,6 @@ try {
   await start();
 } catch (err) {
   process.stderr.write(`blackbox: ${message(err)}\n`);
+  markReported();
   process.exit(2);
 }

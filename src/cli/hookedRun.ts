@@ -3,9 +3,11 @@
  * the cassette it should have written. Exit code: the child's when it failed, else
  * non-zero when no cassette was written or the written one fails verify. The run ends when the command
  * and the process holding the run's claim have both ended (runHooked waits for it).
+ * When a process of the run already printed why (a `blackbox:` error, marked for the
+ * run token), nothing is guessed on top of it.
  */
 import { existsSync, statSync } from "node:fs";
-import { endRunClaim, runClaim, runToken } from "../edges/claim.js";
+import { endRunClaim, runClaim, runToken, takeReported } from "../edges/claim.js";
 import type { BuiltinIo } from "./builtin.js";
 import { CliExit } from "./exit.js";
 import { useColor } from "./style.js";
@@ -45,16 +47,23 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   const vars = { ...run.vars, BLACKBOX_RUN: token };
   const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
+  let reported = false;
   try {
     code = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }), {
       holder: () => runClaim(claimedPath, token).holder,
     });
   } finally {
     endRunClaim(claimedPath, token);
+    reported = takeReported(token);
   }
   if (run.writes) {
     const after = stamp(run.writes);
     if (after === undefined || after === before) {
+      if (reported) {
+        // A process of the run printed what went wrong (a bad config, a refused fork point or write) above.
+        if (before !== undefined) process.stderr.write(`blackbox: the cassette already at ${run.writes} was left as it was\n`);
+        throw new CliExit(code !== 0 ? code : 1);
+      }
       const kept = before !== undefined ? ` (the cassette already there was left as it was)` : "";
       if (code !== 0) {
         const how = code > 128 ? `was killed (exit code ${code}, signal ${code - 128})` : `exited with code ${code}`;

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SessionError } from "../errors.js";
@@ -145,4 +145,30 @@ export function endRunClaim(path: string, run: string): boolean {
   const { claimed } = runClaim(path, run);
   if (claimed) rmSync(lockPathFor(path), { force: true }); // only the run's own: another run's claim stays
   return claimed;
+}
+
+function reportPathFor(run: string): string {
+  return join(locksDir(), `run-${run.replace(/[^\w-]/g, "_").slice(0, 120)}.reported`);
+}
+
+/**
+ * Marks that a hooked process of the run printed a `blackbox:` error that explains the
+ * run's outcome (bad config, refused write, ...), so the run's root adds no guess of its own.
+ */
+export function markReported(run: string | undefined = process.env.BLACKBOX_RUN): void {
+  if (!run) return;
+  try {
+    mkdirSync(locksDir(), { recursive: true });
+    writeFileSync(reportPathFor(run), String(process.pid));
+  } catch {
+    // the mark only spares a second message
+  }
+}
+
+/** Whether a process of the run left that mark; the mark is removed. */
+export function takeReported(run: string): boolean {
+  const file = reportPathFor(run);
+  if (!existsSync(file)) return false;
+  rmSync(file, { force: true });
+  return true;
 }

@@ -5,6 +5,7 @@
  * installed once per process (state on a global symbol, so two copies of the package
  * share it) and removed when the last session is gone.
  */
+import { markReported } from "./claim.js";
 
 export interface ExitInfo {
   exitCode: number;
@@ -36,6 +37,7 @@ function runAll(info: ExitInfo): void {
       h(info);
     } catch (err) {
       process.stderr.write(`blackbox: ${(err as Error).message}\n`);
+      markReported(); // the CLI (or the run's first process) adds no guess of its own
       if (!process.exitCode) process.exitCode = 1;
     }
   }

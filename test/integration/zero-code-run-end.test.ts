@@ -191,3 +191,64 @@ test("an agent left running by a killed blackbox never writes over the newer cas
     rmSync(join(project, "bookings.log"), { force: true });
   }
 });
+
+test("a bad config: the hook's one line, and nothing guessed after it", async () => {
+  const config = join(project, "bad.config.mjs");
+  writeFileSync(config, 'export default { tools: [{ module: "./tools.mjs", exports: ["get_weather"] }, { module: "./tools.mjs", exports: ["nope"] }] };\n');
+  const out = join(tmp.dir, "bad.json");
+  const r = await blackbox(["record", "-o", out, "--config", config, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/^blackbox: .*bad\.config\.mjs: tools\[1\]: .*"nope"/);
+  expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  expect(r.stderr).not.toContain("no cassette was written");
+  expect(existsSync(out)).toBe(false);
+
+  // A cassette already at the path is kept, and the CLI says so in one short line.
+  writeFileSync(out, readFileSync(trip, "utf8"));
+  const again = await blackbox(["record", "-o", out, "--config", config, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY });
+  expect(again.code).toBe(2);
+  expect(again.stderr).not.toContain("no cassette was written");
+  expect(again.stderr.trim().split("\n")[1]).toBe(`blackbox: the cassette already at ${out} was left as it was`);
+  expect(readFileSync(out, "utf8")).toBe(readFileSync(trip, "utf8"));
+});
+
+test("a refused fork point: the hook's reason, not the SIGKILL guess", async () => {
+  const steps = readCassette(trip).steps;
+  const call = steps.findIndex((s) => s.type === "tool_call");
+  for (const at of [String(call), "99"]) {
+    const out = join(tmp.dir, `fork-${at}.json`);
+    const r = await blackbox(["fork", trip, "--at", at, "--set", '"rain"', "--script", join(tmp.dir, "none.json"), "-o", out, "--", "npm", "start"], {}, true);
+    expect(r.code).not.toBe(0); // npm's own code for a script that exited 2
+    expect(r.stderr).toContain(at === "99" ? "cannot fork at step 99" : `cannot fork a recorded agent at step ${call}: it is a tool_call`);
+    expect(r.stderr).not.toContain("no cassette was written");
+    expect(r.stderr).not.toContain("SIGKILL");
+  }
+});
+
+test("an output path that cannot be written: the hook's error after the run, nothing guessed", async () => {
+  writeFileSync(join(tmp.dir, "plainfile"), "");
+  const out = join(tmp.dir, "plainfile", "run.json");
+  queueTrip();
+  const r = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY });
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
+  expect(r.stderr).toMatch(/^blackbox: .*plainfile/);
+  expect(r.stderr).not.toContain("no cassette was written");
+  rmSync(join(project, "bookings.log"), { force: true });
+});
+
+test("a write refused because the API key would be in the cassette: the hook's reason, the old cassette kept and said so", async () => {
+  const leaky = `import Anthropic from "@anthropic-ai/sdk";
+await new Anthropic().messages.create({ model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user", content: "my key is " + process.env.ANTHROPIC_API_KEY }] });
+`;
+  writeFileSync(join(project, "leaky.mjs"), leaky);
+  const out = join(tmp.dir, "leak.json");
+  writeFileSync(out, readFileSync(trip, "utf8"));
+  fake.enqueue({ json: anthropicMessage({ text: "noted" }) });
+  const r = await blackbox(["record", "-o", out, "--", "node", "leaky.mjs"], { ANTHROPIC_API_KEY: KEY });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(`blackbox: refusing to write ${out}: the cassette would contain the API key`);
+  expect(r.stderr).not.toContain("no cassette was written");
+  expect(r.stderr.trim().split("\n").at(-1)).toBe(`blackbox: the cassette already at ${out} was left as it was`);
+  expect(readFileSync(out, "utf8")).toBe(readFileSync(trip, "utf8"));
+});
