@@ -1,13 +1,16 @@
 /**
  * What record, replay and fork do with a command: run it under the hook, then check
  * the cassette it should have written. Exit code: the child's when it failed, else
- * non-zero when no cassette was written or the written one fails verify. The run ends when the command
+ * non-zero when no cassette was written, the written one fails verify, or a replay's
+ * command made no call of a recording that has calls. The run ends when the command
  * and the process holding the run's claim have both ended (runHooked waits for it).
  * When a process of the run already printed why (a `blackbox:` error, marked for the
  * run token), nothing is guessed on top of it.
  */
 import { existsSync, statSync } from "node:fs";
 import { endRunClaim, runClaim, runToken, takeReported } from "../edges/claim.js";
+import { noCallsDivergence } from "../edges/run.js";
+import { loadTrace } from "../edges/store.js";
 import type { BuiltinIo } from "./builtin.js";
 import { CliExit } from "./exit.js";
 import { useColor } from "./style.js";
@@ -47,13 +50,14 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   const vars = { ...run.vars, BLACKBOX_RUN: token };
   const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
+  let claimed = false;
   let reported = false;
   try {
     code = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }), {
       holder: () => runClaim(claimedPath, token).holder,
     });
   } finally {
-    endRunClaim(claimedPath, token);
+    claimed = endRunClaim(claimedPath, token);
     reported = takeReported(token);
   }
   if (run.writes) {
@@ -81,6 +85,13 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
       throw new CliExit(1);
     }
     if (!(await mustVerify(run.writes, "the run is not trustworthy"))) throw new CliExit(code !== 0 ? code : 1);
+  } else if (run.reads && !claimed && !reported) {
+    // No process of the run made a call: a replay of a recording that has calls diverged.
+    const diverged = noCallsDivergence(await loadTrace(run.reads), "the command");
+    if (diverged) {
+      process.stderr.write(`blackbox: ${diverged.message}\n`);
+      throw new CliExit(code !== 0 ? code : 1);
+    }
   }
   if (code !== 0) throw new CliExit(code);
 }

@@ -252,3 +252,56 @@ await new Anthropic().messages.create({ model: "claude-haiku-4-5", max_tokens: 6
   expect(r.stderr.trim().split("\n").at(-1)).toBe(`blackbox: the cassette already at ${out} was left as it was`);
   expect(readFileSync(out, "utf8")).toBe(readFileSync(trip, "utf8"));
 });
+
+test("blackbox replay -- <a command that makes no call> fails with a divergence", async () => {
+  const r = await blackbox(["replay", trip, "--", process.execPath, "-e", "console.log(1)"], {}, true);
+  expect(r.stdout).toBe("1\n");
+  expect(r.stderr).toMatch(
+    /^blackbox: Replay diverged at step 0 \(model_input\): the command made no model or tool call through Blackbox, but the recording has 3 model call\(s\) and 2 tool call\(s\)/,
+  );
+  expect(r.code).toBe(1);
+});
+
+test("the bare hook: a replay that makes no call fails; one whose child agent makes the calls passes", async () => {
+  const env = { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: trip, ANTHROPIC_API_KEY: "placeholder-key-not-sent" };
+  const none = await runProcess(process.execPath, ["--import", REGISTER, "-e", "0"], { cwd: project, env, offline: true });
+  expect(none.stderr).toMatch(/^blackbox: Replay diverged at step 0 \(model_input\): the process \(and any process it started\) made no model or tool call/);
+  expect(none.code).toBe(1);
+
+  const parent = "require('node:child_process').execFileSync(process.execPath, ['agent.mjs'], { stdio: 'inherit' })";
+  const tree = await runProcess(process.execPath, ["-e", parent], { cwd: project, env: { ...env, NODE_OPTIONS: `--import ${REGISTER}` }, offline: true });
+  expect(tree.stderr).toBe("");
+  expect(tree.stdout).toContain("Booked Lisbon for 2 nights.");
+  expect(tree.code).toBe(0);
+  expect(existsSync(join(project, "bookings.log"))).toBe(false);
+
+  const npm = await runProcess("npm", ["start"], { cwd: project, env: { ...env, NODE_OPTIONS: `--import ${REGISTER}` }, offline: true });
+  expect(npm.stderr).toBe("");
+  expect(npm.code).toBe(0);
+
+  // and in record mode the child's cassette is the one, with no notice
+  queueTrip();
+  const out = join(tmp.dir, "bare-tree.json");
+  const rec = await runProcess(process.execPath, ["-e", parent], {
+    cwd: project,
+    env: { ...baseEnv(), ANTHROPIC_API_KEY: KEY, BLACKBOX_MODE: "record", BLACKBOX_OUT: out, NODE_OPTIONS: `--import ${REGISTER}` },
+  });
+  expect(rec.stderr).toBe("");
+  expect(rec.code).toBe(0);
+  expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
+  rmSync(join(project, "bookings.log"), { force: true });
+});
+
+test("a recording with no calls, replayed by a command that makes none, passes", async () => {
+  const empty = join(tmp.dir, "empty.json");
+  const make = `import(${JSON.stringify(join(ROOT, "dist", "index.js"))}).then(async (m) => { const bb = m.blackbox({ mode: "record", out: ${JSON.stringify(empty)} }); await bb.finish({ result: "nothing to do" }); })`;
+  const made = await runProcess(process.execPath, ["-e", make], { cwd: project });
+  expect(made.stderr).toBe("");
+  expect(readCassette(empty).steps.map((s) => s.type)).toEqual(["metadata"]);
+  const cli = await blackbox(["replay", empty, "--", process.execPath, "-e", "0"], {}, true);
+  expect(cli.stderr).toBe("");
+  expect(cli.code).toBe(0);
+  const bare = await runProcess(process.execPath, ["--import", REGISTER, "-e", "0"], { cwd: project, env: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: empty }, offline: true });
+  expect(bare.stderr).toBe("");
+  expect(bare.code).toBe(0);
+});
