@@ -80,8 +80,10 @@ export function claimCassette(path: string, run: string | undefined = process.en
       return () => {
         if (released) return;
         released = true;
-        if (run) writeFileSync(lock, `0 ${run}`);
-        else rmSync(lock, { force: true });
+        const now = readLock(lock);
+        if (!now || now.owner !== process.pid || now.run !== run) return; // another run took it over: its lock now
+        if (run && !runOver(run)) writeFileSync(lock, `0 ${run}`);
+        else rmSync(lock, { force: true }); // no run, or nobody is left to remove the mark
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
@@ -156,7 +158,7 @@ function reportPathFor(run: string): string {
  * run's outcome (bad config, refused write, ...), so the run's root adds no guess of its own.
  */
 export function markReported(run: string | undefined = process.env.BLACKBOX_RUN): void {
-  if (!run) return;
+  if (!run || runOver(run)) return; // nobody is left to read it
   try {
     mkdirSync(locksDir(), { recursive: true });
     writeFileSync(reportPathFor(run), String(process.pid));

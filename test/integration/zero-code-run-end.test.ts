@@ -20,13 +20,15 @@ const trip = join(tmp.dir, "trip.json");
 const KEY = "sk-ant-real-looking-key-123456";
 
 // One model call, then it waits for go.txt (not in a wrapped tool), then a side effect.
+// SLOW_TAG=b names its files agentb.pid, gob.txt, effectb.txt.
 const SLOW_AGENT = `import Anthropic from "@anthropic-ai/sdk";
 import { existsSync, writeFileSync } from "node:fs";
-writeFileSync("agent.pid", String(process.pid));
+const tag = process.env.SLOW_TAG ?? "";
+writeFileSync("agent" + tag + ".pid", String(process.pid));
 const reply = await new Anthropic().messages.create({ model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] });
 console.log("first reply:", reply.content[0].text);
-while (!existsSync("go.txt")) await new Promise((r) => setTimeout(r, 50));
-writeFileSync("effect.txt", "the agent went on");
+while (!existsSync("go" + tag + ".txt")) await new Promise((r) => setTimeout(r, 50));
+writeFileSync("effect" + tag + ".txt", "the agent went on");
 console.log("agent done");
 `;
 
@@ -104,15 +106,15 @@ function alive(pid: number): boolean {
 }
 
 function resetSlow(): void {
-  for (const f of ["agent.pid", "go.txt", "effect.txt"]) rmSync(join(project, f), { force: true });
+  for (const tag of ["", "b"]) for (const f of [`agent${tag}.pid`, `go${tag}.txt`, `effect${tag}.txt`]) rmSync(join(project, f), { force: true });
 }
 
-function agentPid(): number {
-  return Number(readFileSync(join(project, "agent.pid"), "utf8"));
+function agentPid(tag = ""): number {
+  return Number(readFileSync(join(project, `agent${tag}.pid`), "utf8"));
 }
 
 function killLeftover(): void {
-  if (existsSync(join(project, "agent.pid")) && alive(agentPid())) process.kill(agentPid(), "SIGKILL");
+  for (const tag of ["", "b"]) if (existsSync(join(project, `agent${tag}.pid`)) && alive(agentPid(tag))) process.kill(agentPid(tag), "SIGKILL");
 }
 
 test("SIGTERM to blackbox behind `sh -c` reaches the agent: it stops, and its cassette says so", async () => {
@@ -189,6 +191,37 @@ test("an agent left running by a killed blackbox never writes over the newer cas
   } finally {
     killLeftover();
     rmSync(join(project, "bookings.log"), { force: true });
+  }
+});
+
+test("a stale agent that ends while the next run's agent records leaves that run's claim alone", async () => {
+  resetSlow();
+  fake.enqueue({ json: anthropicMessage({ text: "hello" }) });
+  const out = join(tmp.dir, "overlap.json");
+  const first = startCli(["record", "-o", out, "--", "sh", "-c", "node slow.mjs; true"], { ANTHROPIC_API_KEY: KEY });
+  try {
+    await until("the first reply", () => first.out.stdout.includes("first reply: hello"));
+    const stale = agentPid();
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    fake.enqueue({ json: anthropicMessage({ text: "hello from b" }) });
+    const second = startCli(["record", "-o", out, "--", "node", "slow.mjs"], { ANTHROPIC_API_KEY: KEY, SLOW_TAG: "b" });
+    await until("the second run's first reply", () => second.out.stdout.includes("first reply: hello from b"));
+
+    writeFileSync(join(project, "go.txt"), ""); // the stale agent ends first: refused, and the lock is not its to release
+    await until("the stale agent's end", () => !alive(stale));
+    await first.closed;
+    expect(first.out.stderr).toContain("no longer holds its claim");
+
+    writeFileSync(join(project, "gob.txt"), "");
+    expect(await second.exited).toBe(0);
+    await second.closed;
+    expect(second.out.stderr).toBe("");
+    const trace = readCassette(out);
+    expect(trace.steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: "hello from b" });
+  } finally {
+    killLeftover();
   }
 });
 
