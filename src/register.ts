@@ -4,14 +4,19 @@
  * hooks. The session itself finishes at process exit (autoFinish) and claims the
  * cassette at its first call (claim). Start-up loads only what the mode needs: record
  * without a config loads no zod, cassette parser or verify (bench/startup.mjs). Any
- * problem is one `blackbox: ...` line on stderr and exit code 2 before the agent runs.
+ * problem is one `blackbox: ...` line on stderr and exit code 2 before the agent runs
+ * (marked for the run, so `blackbox` adds no guess of its own). Started without
+ * BLACKBOX_RUN (the bare hook, no CLI), this process is the root of a run its
+ * descendants join, checked at its end (edges/run.ts).
  */
+import { markReported } from "./edges/claim.js";
 import { loadConfig } from "./edges/config.js";
 import { installDispatcher } from "./edges/dispatcher.js";
 import { optionsFromEnv } from "./edges/env.js";
 import { dirname, isAbsolute } from "node:path";
 import { guardHttpClients } from "./edges/httpGuard.js";
 import { routeSdksThroughFetch } from "./edges/sdkShims.js";
+import { startRootRun } from "./edges/run.js";
 import { installToolHooks } from "./edges/toolHooks.js";
 import { setProcessSession } from "./processSession.js";
 import { createSession } from "./session/session.js";
@@ -45,11 +50,13 @@ export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = 
   setProcessSession(session);
   await installDispatcher(session);
   await installToolHooks(config.tools, session);
+  startRootRun(env, options);
 }
 
 try {
   await start();
 } catch (err) {
   process.stderr.write(`blackbox: ${message(err)}\n`);
+  markReported();
   process.exit(2);
 }

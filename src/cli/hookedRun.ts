@@ -1,11 +1,16 @@
 /**
  * What record, replay and fork do with a command: run it under the hook, then check
  * the cassette it should have written. Exit code: the child's when it failed, else
- * non-zero when no cassette was written or the written one fails verify.
+ * non-zero when no cassette was written, the written one fails verify, or a replay's
+ * command made no call of a recording that has calls. The run ends when the command
+ * and the process holding the run's claim have both ended (runHooked waits for it).
+ * When a process of the run already printed why (a `blackbox:` error, marked for the
+ * run token), nothing is guessed on top of it.
  */
-import { randomUUID } from "node:crypto";
-import { existsSync, rmSync, statSync } from "node:fs";
-import { lockPathFor } from "../edges/claim.js";
+import { existsSync, statSync } from "node:fs";
+import { endRunClaim, runClaim, runToken, takeReported } from "../edges/claim.js";
+import { noCallsDivergence } from "../edges/run.js";
+import { loadTrace } from "../edges/store.js";
 import type { BuiltinIo } from "./builtin.js";
 import { CliExit } from "./exit.js";
 import { useColor } from "./style.js";
@@ -41,33 +46,52 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   if (run.reads && !(await mustVerify(run.reads, "the command was not run"))) throw new CliExit(1);
   const before = run.writes ? stamp(run.writes) : undefined;
   // One token per run: a second process of the tree that makes calls is refused, not allowed to clobber.
-  const vars = { ...run.vars, BLACKBOX_RUN: randomUUID() };
+  const token = runToken();
+  const vars = { ...run.vars, BLACKBOX_RUN: token };
+  const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
+  let claimed = false;
+  let reported = false;
   try {
-    code = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }));
+    code = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }), {
+      holder: () => runClaim(claimedPath, token).holder,
+    });
   } finally {
-    const claimed = run.writes ?? run.reads;
-    if (claimed) rmSync(lockPathFor(claimed), { force: true });
+    claimed = endRunClaim(claimedPath, token);
+    reported = takeReported(token);
   }
   if (run.writes) {
     const after = stamp(run.writes);
     if (after === undefined || after === before) {
+      if (reported) {
+        // A process of the run printed what went wrong (a bad config, a refused fork point or write) above.
+        if (before !== undefined) process.stderr.write(`blackbox: the cassette already at ${run.writes} was left as it was\n`);
+        throw new CliExit(code !== 0 ? code : 1);
+      }
+      const kept = before !== undefined ? ` (the cassette already there was left as it was)` : "";
       if (code !== 0) {
         const how = code > 128 ? `was killed (exit code ${code}, signal ${code - 128})` : `exited with code ${code}`;
         process.stderr.write(
-          `blackbox: no cassette was written to ${run.writes}: the command ${how} before it made a model call, or was killed too hard to write one (SIGKILL). ` +
+          `blackbox: no cassette was written to ${run.writes}${kept}: the command ${how} before it made a model call, or was killed too hard to write one (SIGKILL). ` +
             "Run it again; a crash, exit or Ctrl-C after the first call still leaves a cassette.\n",
         );
         throw new CliExit(code);
       }
       process.stderr.write(
-        `blackbox: no cassette was written to ${run.writes}: the command made no model call through Blackbox. ` +
+        `blackbox: no cassette was written to ${run.writes}${kept}: the command made no model call through Blackbox. ` +
           "Check that the agent runs in Node with the provider SDK (api.anthropic.com / api.openai.com, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL), " +
           "or name its tools in blackbox.config.ts\n",
       );
       throw new CliExit(1);
     }
     if (!(await mustVerify(run.writes, "the run is not trustworthy"))) throw new CliExit(code !== 0 ? code : 1);
+  } else if (run.reads && !claimed && !reported) {
+    // No process of the run made a call: a replay of a recording that has calls diverged.
+    const diverged = noCallsDivergence(await loadTrace(run.reads), "the command");
+    if (diverged) {
+      process.stderr.write(`blackbox: ${diverged.message}\n`);
+      throw new CliExit(code !== 0 ? code : 1);
+    }
   }
   if (code !== 0) throw new CliExit(code);
 }

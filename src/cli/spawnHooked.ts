@@ -1,12 +1,20 @@
 /**
  * Running `<command...>` under the register hook: NODE_OPTIONS gains
  * `--import <register.mjs>`, the BLACKBOX_* variables are set, stdio is inherited,
- * SIGINT/SIGTERM/SIGHUP are passed on, and the child's exit code comes back
- * (128 + signal number when a signal ended it).
+ * SIGINT/SIGTERM/SIGHUP are passed on to the whole tree the command started, and the
+ * child's exit code comes back (128 + signal number when a signal ended it).
+ *
+ * The tree: the direct child, its descendants (/proc on Linux, processTree.ts) and the
+ * process holding the run's cassette claim (`holder`, which may have outlived a wrapper
+ * such as `sh -c` or npm). The command keeps the CLI's process group, so an agent
+ * reading the terminal still can. A Ctrl-C in the terminal already reaches every process
+ * of the foreground group from the kernel, so SIGINT is not sent a second time to the
+ * descendants in that group (the direct child gets it as before).
  */
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
+import { descendants, foregroundGroup, groupOf } from "./processTree.js";
 
 /** Absolute path of the package's register.mjs (dist/cli -> package root). */
 export const REGISTER_PATH = fileURLToPath(new URL("../../register.mjs", import.meta.url));
@@ -37,17 +45,56 @@ export function hookedEnv(
   return env;
 }
 
+export interface HookedOptions {
+  /**
+   * The live process holding the run's cassette claim, if any. It is signalled with the
+   * tree, and the run ends only when it is gone (it writes the cassette at its exit).
+   */
+  holder?: () => number | undefined;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sends `signal` to `childPid`, its descendants and `holder`; a process already gone is skipped. */
+function signalTree(childPid: number | undefined, signal: NodeJS.Signals, holder: number | undefined): void {
+  if (childPid === undefined) return;
+  // Read the tree before the child can die: its children would be re-parented and lost.
+  const tree: Array<[number, number | undefined]> = descendants(childPid).map((p) => [p.pid, p.pgrp]);
+  if (holder !== undefined && holder !== childPid) tree.push([holder, groupOf(holder)]);
+  const keyboard = signal === "SIGINT" ? foregroundGroup() : undefined;
+  const send = (pid: number) => {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone already
+    }
+  };
+  send(childPid);
+  const sent = new Set([childPid]);
+  for (const [pid, group] of tree) {
+    if (sent.has(pid) || (keyboard !== undefined && group === keyboard)) continue;
+    sent.add(pid);
+    send(pid);
+  }
+}
+
 /** Spawn the command and resolve to its exit code. A command that cannot start is 127 with a message. */
-export function runHooked(command: string[], env: NodeJS.ProcessEnv): Promise<number> {
+export function runHooked(command: string[], env: NodeJS.ProcessEnv, options: HookedOptions = {}): Promise<number> {
   return new Promise((resolve) => {
     const [file, ...args] = command;
     const child = spawn(file!, args, { stdio: "inherit", env });
+    let exited = false;
     const forward = (signal: NodeJS.Signals) => () => {
-      if (child.exitCode === null) child.kill(signal);
+      const holder = options.holder?.();
+      if (!exited) signalTree(child.pid, signal, holder);
+      else if (holder !== undefined) signalTree(holder, signal, undefined); // the child is gone, the holder is not
     };
     const handlers = FORWARDED.map((signal) => [signal, forward(signal)] as const);
     for (const [signal, handler] of handlers) process.on(signal, handler);
+    let settled = false;
     const done = (code: number) => {
+      if (settled) return;
+      settled = true;
       for (const [signal, handler] of handlers) process.off(signal, handler);
       resolve(code);
     };
@@ -57,8 +104,13 @@ export function runHooked(command: string[], env: NodeJS.ProcessEnv): Promise<nu
       done(127);
     });
     child.on("exit", (code, signal) => {
-      if (signal) done(128 + (constants.signals[signal] ?? 0));
-      else done(code ?? 1);
+      exited = true;
+      const result = signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1);
+      // A process of the run that still holds the claim is writing (or still making calls): wait for it.
+      void (async () => {
+        while (options.holder?.() !== undefined) await sleep(50);
+        done(result);
+      })();
     });
   });
 }

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SessionError } from "../errors.js";
@@ -12,19 +12,65 @@ import { pidAlive } from "./pid.js";
  * A lock file in the temp folder, keyed by the cassette's absolute path, holds the
  * owner's pid; a lock whose owner is gone is taken over. Returns the release.
  *
- * Under the CLI (`run`: BLACKBOX_RUN, one token per `blackbox record|replay|fork`), a
- * released lock stays, marked done for that run, so a later process of the same run
- * is refused instead of clobbering the cassette; the CLI removes it (`lockPathFor`).
+ * A run (`run`: BLACKBOX_RUN, one token per `blackbox record|replay|fork`, or made by
+ * the first hooked process of a tree under the bare hook, runToken()) starts with the
+ * pid of its root: the CLI, or that first process. A released lock stays, marked done
+ * for that run, so a later process of the same run is refused instead of clobbering the
+ * cassette; the root removes it (`endRunClaim`). Once the root is gone the run is over:
+ * its processes claim nothing more, write nothing more (`claimLostReason`), and a lock
+ * they still hold may be taken over by another run.
  */
 export function lockPathFor(path: string): string {
   const abs = resolve(path);
-  return join(tmpdir(), "blackbox-locks", `${sha256Hex(abs).slice(0, 32)}.lock`);
+  return join(locksDir(), `${sha256Hex(abs).slice(0, 32)}.lock`);
+}
+
+function locksDir(): string {
+  return join(tmpdir(), "blackbox-locks");
+}
+
+/** A new run token: the root's pid first (so its processes can tell when the run is over). */
+export function runToken(): string {
+  return `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
+/** The root process of a run, when the token names one. */
+function rootOf(run: string): number | undefined {
+  const m = /^(\d+)-/.exec(run);
+  return m ? Number(m[1]) : undefined;
+}
+
+function runOver(run: string): boolean {
+  const root = rootOf(run);
+  return root !== undefined && root !== process.pid && !pidAlive(root);
+}
+
+interface LockText {
+  owner: number;
+  run: string | undefined;
+}
+
+function readLock(lock: string): LockText | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lock, "utf8");
+  } catch {
+    return undefined;
+  }
+  const [ownerText = "", run] = text.trim().split(" ");
+  return { owner: Number(ownerText), run };
 }
 
 export function claimCassette(path: string, run: string | undefined = process.env.BLACKBOX_RUN): () => void {
   const abs = resolve(path);
   const lock = lockPathFor(abs);
-  mkdirSync(join(tmpdir(), "blackbox-locks"), { recursive: true });
+  if (run && runOver(run)) {
+    throw new SessionError(
+      `the blackbox run that started process ${process.pid} (process ${rootOf(run)}) has ended, so its calls are not recorded and ${abs} is left as it is. ` +
+        "Keep the agent in the foreground of the command blackbox runs (no `&`, no detached process), or run it under blackbox again.",
+    );
+  }
+  mkdirSync(locksDir(), { recursive: true });
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(lock, "wx");
@@ -34,20 +80,23 @@ export function claimCassette(path: string, run: string | undefined = process.en
       return () => {
         if (released) return;
         released = true;
-        if (run) writeFileSync(lock, `0 ${run}`);
-        else rmSync(lock, { force: true });
+        const now = readLock(lock);
+        if (!now || now.owner !== process.pid || now.run !== run) return; // another run took it over: its lock now
+        if (run && !runOver(run)) writeFileSync(lock, `0 ${run}`);
+        else rmSync(lock, { force: true }); // no run, or nobody is left to remove the mark
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const [ownerText = "", ownerRun] = readFileSync(lock, "utf8").trim().split(" ");
-      const owner = Number(ownerText);
+      const { owner, run: ownerRun } = readLock(lock) ?? { owner: 0, run: undefined };
       if (run && ownerRun === run && owner !== process.pid && !(owner && pidAlive(owner))) {
         throw new SessionError(
           `another process of this run already made model or tool calls under one cassette (${abs}) and wrote it; now process ${process.pid} makes calls too. ` +
             "Blackbox records one process per cassette: run the agent process alone under blackbox, or record each process separately.",
         );
       }
-      if (owner && owner !== process.pid && pidAlive(owner)) {
+      // A live owner of a run that is over (its CLI was killed) is a stale writer: take the lock over.
+      const stale = ownerRun !== undefined && ownerRun !== run && runOver(ownerRun);
+      if (owner && owner !== process.pid && pidAlive(owner) && !stale) {
         throw new SessionError(
           `two processes are making model or tool calls under one cassette (${abs}): process ${owner} already did, and now process ${process.pid}. ` +
             "Blackbox records one process per cassette: run the agent process alone under blackbox, or give each process its own cassette (blackbox({ out })).",
@@ -57,4 +106,71 @@ export function claimCassette(path: string, run: string | undefined = process.en
     }
   }
   throw new SessionError(`could not claim the cassette ${abs}: its lock file kept changing; try again`);
+}
+
+/**
+ * Why this process no longer holds the claim it made on `path` (claimCassette), or
+ * undefined while it does: the lock must still name its pid and run, and the run's
+ * root must still be there. A process that lost it must not write the cassette.
+ */
+export function claimLostReason(path: string, run: string | undefined = process.env.BLACKBOX_RUN): string | undefined {
+  const lock = readLock(lockPathFor(path));
+  if (!lock) return "its lock was removed: the blackbox run that started this process ended before it did";
+  if (lock.owner !== process.pid || lock.run !== run) {
+    return lock.owner && lock.run !== run
+      ? `process ${lock.owner} of another run claimed the cassette since`
+      : "the lock no longer names this process";
+  }
+  if (run && runOver(run)) return `the blackbox run that started this process (process ${rootOf(run)}) has ended`;
+  return undefined;
+}
+
+/** Throws when this process may not write `path` any more (claimLostReason). */
+export function assertClaimHeld(path: string): void {
+  const why = claimLostReason(path);
+  if (why === undefined) return;
+  throw new SessionError(
+    `not writing the cassette ${resolve(path)}: process ${process.pid} no longer holds its claim on it (${why}), so the file there is left as it is. ` +
+      "Let blackbox wait for the agent (do not background it or kill blackbox itself), then record again.",
+  );
+}
+
+/** Whether a process of `run` claimed `path`, and the pid still holding that claim (alive), if any. */
+export function runClaim(path: string, run: string): { claimed: boolean; holder: number | undefined } {
+  const lock = readLock(lockPathFor(path));
+  if (!lock || lock.run !== run) return { claimed: false, holder: undefined };
+  return { claimed: true, holder: lock.owner && lock.owner !== process.pid && pidAlive(lock.owner) ? lock.owner : undefined };
+}
+
+/** The run's end, by its root: whether a process of the run claimed `path`; the run's lock is removed. */
+export function endRunClaim(path: string, run: string): boolean {
+  const { claimed } = runClaim(path, run);
+  if (claimed) rmSync(lockPathFor(path), { force: true }); // only the run's own: another run's claim stays
+  return claimed;
+}
+
+function reportPathFor(run: string): string {
+  return join(locksDir(), `run-${run.replace(/[^\w-]/g, "_").slice(0, 120)}.reported`);
+}
+
+/**
+ * Marks that a hooked process of the run printed a `blackbox:` error that explains the
+ * run's outcome (bad config, refused write, ...), so the run's root adds no guess of its own.
+ */
+export function markReported(run: string | undefined = process.env.BLACKBOX_RUN): void {
+  if (!run || runOver(run)) return; // nobody is left to read it
+  try {
+    mkdirSync(locksDir(), { recursive: true });
+    writeFileSync(reportPathFor(run), String(process.pid));
+  } catch {
+    // the mark only spares a second message
+  }
+}
+
+/** Whether a process of the run left that mark; the mark is removed. */
+export function takeReported(run: string): boolean {
+  const file = reportPathFor(run);
+  if (!existsSync(file)) return false;
+  rmSync(file, { force: true });
+  return true;
 }

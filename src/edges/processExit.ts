@@ -1,15 +1,18 @@
 /**
  * Process end, seen once for every live session: normal exit (with its code), an
- * uncaught exception or unhandled rejection, SIGINT and SIGTERM. Listeners are
+ * uncaught exception or unhandled rejection, SIGINT, SIGTERM and SIGHUP (a closed
+ * terminal, or `blackbox` passing one on: ended like SIGTERM, exit code 129). Listeners are
  * installed once per process (state on a global symbol, so two copies of the package
  * share it) and removed when the last session is gone.
  */
+import { markReported } from "./claim.js";
 
 export interface ExitInfo {
   exitCode: number;
-  signal?: "SIGINT" | "SIGTERM";
+  signal?: ExitSignal;
   uncaught?: unknown;
 }
+export type ExitSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
 export type ExitHandler = (info: ExitInfo) => void;
 
 interface ExitState {
@@ -19,7 +22,7 @@ interface ExitState {
 }
 
 const KEY = Symbol.for("ardaulas.blackbox.processExit.v1");
-const SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
+const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
 
 function state(): ExitState {
   const g = globalThis as unknown as Record<symbol, ExitState | undefined>;
@@ -34,6 +37,7 @@ function runAll(info: ExitInfo): void {
       h(info);
     } catch (err) {
       process.stderr.write(`blackbox: ${(err as Error).message}\n`);
+      markReported(); // the CLI (or the run's first process) adds no guess of its own
       if (!process.exitCode) process.exitCode = 1;
     }
   }
@@ -46,23 +50,20 @@ function install(s: ExitState): void {
   const onUncaught = (err: unknown): void => {
     s.uncaught = err;
   };
-  const onSignal = (signal: "SIGINT" | "SIGTERM"): void => {
+  const onSignal = (signal: ExitSignal): void => {
     runAll({ exitCode: 128 + SIGNALS[signal], signal, uncaught: s.uncaught });
     uninstall();
     // Nobody else handles it: end the way the signal would have ended us.
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   };
-  const sigint = (): void => onSignal("SIGINT");
-  const sigterm = (): void => onSignal("SIGTERM");
+  const listeners = (Object.keys(SIGNALS) as ExitSignal[]).map((signal) => [signal, (): void => onSignal(signal)] as const);
   process.on("exit", onExit);
   process.on("uncaughtExceptionMonitor", onUncaught);
-  process.on("SIGINT", sigint);
-  process.on("SIGTERM", sigterm);
+  for (const [signal, listener] of listeners) process.on(signal, listener);
   const uninstall = (): void => {
     process.off("exit", onExit);
     process.off("uncaughtExceptionMonitor", onUncaught);
-    process.off("SIGINT", sigint);
-    process.off("SIGTERM", sigterm);
+    for (const [signal, listener] of listeners) process.off(signal, listener);
     s.undo = undefined;
   };
   s.undo = uninstall;

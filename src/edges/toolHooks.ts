@@ -12,6 +12,7 @@ import { realpathSync } from "node:fs";
 import nodeModule, { createRequire } from "node:module";
 import { dirname, parse, resolve } from "node:path";
 import type { AnyFn, Session } from "../session/types.js";
+import { markReported } from "./claim.js";
 import type { ToolTarget } from "./config.js";
 import { installEsmTools } from "./esmTools.js";
 import { replaceProperty } from "./patch.js";
@@ -27,6 +28,7 @@ export type MissingExport = (target: ToolTarget, found: string) => void;
 
 function defaultMissing(target: ToolTarget, found: string): void {
   process.stderr.write(`blackbox: ${target.config}: ${target.entry}: ${target.file} has no function export "${target.exportName}" (${found}); fix the export name\n`);
+  markReported(); // the run's root adds nothing to this line
   process.exit(2);
 }
 

@@ -10,7 +10,7 @@ import type { ParsedModelRequest, ProviderAdapter, ProviderName, WireRequest } f
 import { TraceBuilder } from "../trace/builder.js";
 import { callIndex, maxCallIndex, toolCallsOf } from "../trace/payloads.js";
 import type { JsonValue, ModelOutput, TerminalPayload } from "../trace/types.js";
-import { claimCassette } from "../edges/claim.js";
+import { assertClaimHeld, claimCassette } from "../edges/claim.js";
 import { onProcessExit, type ExitInfo } from "../edges/processExit.js";
 import { makeFetch } from "./fetchDoor.js";
 import { IncrementalRequests, parseRequestBody } from "./incremental.js";
@@ -535,6 +535,7 @@ export class SessionImpl implements Session {
     this.flushRound();
     const b = this.childBuilder();
     b.append("metadata", outcome as unknown as JsonValue, this.now());
+    if (this.opts.claim) assertClaimHeld(this.opts.out!); // a process whose run ended or was taken over must not clobber the file
     writeCassetteSync(this.opts.out!, b.trace, this.allSecrets());
   }
 

@@ -58,3 +58,8 @@ export function queueRun(fake: FakeProvider, wire: "anthropic" | "openai", names
     { json: make({ text: answer }) },
   );
 }
+
+/** The one line the bare hook prints when no process of its tree made a call in record mode. */
+export function noCassetteNotice(out: string): string {
+  return `blackbox: no cassette was written to ${out}: no process made a model or tool call through Blackbox\n`;
+}

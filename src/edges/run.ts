@@ -1,0 +1,56 @@
+/**
+ * A run's end, checked by its root: `blackbox record|replay|fork` (cli/hookedRun.ts),
+ * or under the bare hook the first hooked process of a tree, one started without
+ * BLACKBOX_RUN (startRootRun). The root makes the run token its descendants inherit,
+ * and at its end asks whether any process of the run claimed the cassette: a replay
+ * that nobody made a call of is a divergence, a record that nobody made one of wrote
+ * nothing (claim.ts has the lock and the marks).
+ */
+import { ReplayDivergenceError } from "../errors.js";
+import { loadTraceSync } from "../session/lazy.js";
+import { divergence } from "../session/source.js";
+import type { SessionOptions } from "../session/types.js";
+import type { Trace } from "../trace/types.js";
+import { endRunClaim, runClaim, runToken, takeReported } from "./claim.js";
+import { onProcessExit } from "./processExit.js";
+
+/** The divergence of a replay whose process(es) made no call, or undefined when the recording has none either. */
+export function noCallsDivergence(trace: Trace, who: string): ReplayDivergenceError | undefined {
+  const models = trace.steps.filter((s) => s.type === "model_input").length;
+  const tools = trace.steps.filter((s) => s.type === "tool_call").length;
+  if (models + tools === 0) return undefined;
+  const first = trace.steps.find((s) => s.type === "model_input" || s.type === "tool_call");
+  return divergence(
+    first,
+    `${who} made no model or tool call through Blackbox, but the recording has ${models} model call(s) and ${tools} tool call(s). ` +
+      "Check that it runs the recorded agent, in Node, with the provider SDK and the tools the config names",
+  );
+}
+
+/**
+ * Under the bare hook: when no run is set, this process is the root of one. Its
+ * descendants inherit the token (process.env); at this process's end the run is checked.
+ */
+export function startRootRun(env: NodeJS.ProcessEnv, options: SessionOptions): void {
+  if (env.BLACKBOX_RUN) return;
+  const run = runToken();
+  env.BLACKBOX_RUN = run;
+  onProcessExit(() => endRootRun(run, options));
+}
+
+function endRootRun(run: string, options: SessionOptions): void {
+  const path = options.out ?? options.cassette!;
+  // A descendant still holds the claim: it writes (or checks) and releases at its own end.
+  if (runClaim(path, run).holder !== undefined) return;
+  const claimed = endRunClaim(path, run);
+  const reported = takeReported(run);
+  if (claimed || reported) return;
+  if (options.mode === "replay") {
+    const diverged = noCallsDivergence(loadTraceSync(options.cassette!), "the process (and any process it started)");
+    if (!diverged) return;
+    process.stderr.write(`blackbox: ${diverged.message}\n`);
+    if (!process.exitCode) process.exitCode = 1;
+    return;
+  }
+  process.stderr.write(`blackbox: no cassette was written to ${path}: no process made a model or tool call through Blackbox\n`);
+}
