@@ -135,7 +135,7 @@ test("a config importing only types of the tools module, or other local modules,
   writeFileSync(join(dir, "list.ts"), 'export const list: string[] = ["get_weather", "book"];\n');
   writeFileSync(join(dir, "agent.mjs"), 'import { get_weather } from "./tools.mjs";\nconsole.log("agent ran", get_weather.name);\n');
   const r = await hookedNode(dir, ["agent.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "out.json") });
-  expect(r.stderr).toBe("");
+  expect(r.stderr).toBe(noCassetteNotice(join(dir, "out.json"))); // it makes no call
   expect(r.stdout).toContain("agent ran");
   expect(r.code).toBe(0);
 });
