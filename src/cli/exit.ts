@@ -16,3 +16,16 @@ export function out(text = ""): void {
 export function outJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+/**
+ * The refusal for a missing cassette: `blackbox replay -- node agent.mjs` (the cassette
+ * forgotten) makes commander read the command's first word as the cassette, so that case
+ * says what to type instead of "cassette .../node does not exist".
+ */
+export function missingCassette(file: string, given: string, rawArgs: readonly string[], verb: string): string {
+  const dash = rawArgs.indexOf("--");
+  if (dash >= 0 && rawArgs.indexOf(given, dash + 1) === dash + 1) {
+    return `error: blackbox ${verb} needs the cassette before --, e.g. blackbox ${verb} runs/trip.json -- ${rawArgs.slice(dash + 1).join(" ")}`;
+  }
+  return `error: cassette ${file} does not exist; pass the path of a recorded cassette`;
+}

@@ -8,7 +8,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { plainJsonProblem } from "../trace/plainJson.js";
 import type { JsonValue } from "../trace/types.js";
 import { defaultForkPath, forkBuiltin } from "./builtin.js";
-import { CliExit } from "./exit.js";
+import { CliExit, missingCassette } from "./exit.js";
 import { consoleIo } from "./hookedRun.js";
 import { runUnderHook } from "./hookedRun.js";
 
@@ -52,7 +52,7 @@ export function register(program: Command): void {
     .option("-o, --out <file>", "cassette to write (default: <cassette>.fork-<N>.json beside it)")
     .action(async (cassette: string, command: string[], opts: ForkOptions, cmd: Command) => {
       const file = resolve(cassette);
-      if (!existsSync(file)) cmd.error(`error: cassette ${file} does not exist; pass the path of a recorded cassette`, { exitCode: 2 });
+      if (!existsSync(file)) cmd.error(missingCassette(file, cassette, process.argv, "fork"), { exitCode: 2 });
       let set: string | undefined;
       if (opts.set !== undefined) {
         try {

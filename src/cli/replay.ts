@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { replayBuiltin } from "./builtin.js";
-import { CliExit } from "./exit.js";
+import { CliExit, missingCassette } from "./exit.js";
 import { consoleIo } from "./hookedRun.js";
 import { runUnderHook } from "./hookedRun.js";
 
@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .addOption(new Option("--match <mode>", "how requests are matched").choices(["strict", "sequence"]).default("strict"))
     .action(async (cassette: string, command: string[], opts: { match: "strict" | "sequence" }, cmd: Command) => {
       const file = resolve(cassette);
-      if (!existsSync(file)) cmd.error(`error: cassette ${file} does not exist; pass the path of a recorded cassette`, { exitCode: 2 });
+      if (!existsSync(file)) cmd.error(missingCassette(file, cassette, process.argv, "replay"), { exitCode: 2 });
       if (command.length === 0) {
         const code = await replayBuiltin(file, consoleIo());
         if (code !== 0) throw new CliExit(code);

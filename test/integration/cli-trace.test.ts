@@ -214,3 +214,17 @@ describe("blackbox fork --set refuses a value a cassette cannot hold, before any
     }
   });
 });
+
+describe("a forgotten cassette before --", () => {
+  it("replay and fork say the cassette goes before --, not that `node` does not exist", async () => {
+    const r = await runCli(["replay", "--", "node", "agent.mjs"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("error: blackbox replay needs the cassette before --, e.g. blackbox replay runs/trip.json -- node agent.mjs");
+    expect(r.stderr).not.toContain("does not exist");
+    const f = await runCli(["fork", "--at", "3", "--", "node", "agent.mjs"]);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toContain("error: blackbox fork needs the cassette before --");
+    const missing = await runCli(["replay", "nope.json", "--", "node", "x"]);
+    expect(missing.stderr).toMatch(/error: cassette .*nope\.json does not exist; pass the path of a recorded cassette/);
+  });
+});
