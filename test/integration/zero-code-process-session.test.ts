@@ -4,25 +4,16 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { ROOT } from "../helpers/child.js";
-import { anthropicMessage, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { hookedNode, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+import { anthropicMessage } from "../helpers/fakeProvider.js";
+import { hookedNode, readCassette, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
-let fake: FakeProvider;
-const tmp = tempDir();
-beforeAll(async () => {
-  requireBuild();
-  fake = await startFakeProvider();
-});
-afterAll(async () => {
-  await fake.close();
-  tmp.cleanup();
-});
+const fx = useZeroCodeFixture();
 
 test("blackbox() without a mode is the hook's session: bb.tools() are recorded, then replayed without running", async () => {
-  const agent = join(tmp.dir, "agent.mjs");
-  const sideEffect = join(tmp.dir, "booked.txt");
+  const agent = join(fx.dir, "agent.mjs");
+  const sideEffect = join(fx.dir, "booked.txt");
   writeFileSync(
     agent,
     `import Anthropic from "@anthropic-ai/sdk";
@@ -43,13 +34,13 @@ const second = await ask([
 console.log("mode:", bb.mode, "answer:", second.content[0].text);
 `,
   );
-  const out = join(tmp.dir, "run.json");
-  fake.enqueue(
+  const out = join(fx.dir, "run.json");
+  fx.fake.enqueue(
     { json: anthropicMessage({ toolCalls: [{ name: "book", input: { city: "Lisbon" } }] }) },
     { json: anthropicMessage({ text: "Booked." }) },
   );
-  const env = { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-process-session-0123456789" };
-  const recorded = await hookedNode(tmp.dir, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  const env = { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-process-session-0123456789" };
+  const recorded = await hookedNode(fx.dir, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   expect(recorded.stderr).toBe("");
   expect(recorded.stdout).toContain("mode: record answer: Booked.");
   const trace = readCassette(out);
@@ -58,7 +49,7 @@ console.log("mode:", bb.mode, "answer:", second.content[0].text);
 
   const { rmSync } = await import("node:fs");
   rmSync(sideEffect);
-  const replayed = await hookedNode(tmp.dir, [agent], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
+  const replayed = await hookedNode(fx.dir, [agent], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
   expect(replayed.stderr).toBe("");
   expect(replayed.stdout).toContain("mode: replay answer: Booked.");
   expect(replayed.code).toBe(0);

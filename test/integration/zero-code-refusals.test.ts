@@ -6,25 +6,16 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anthropicMessage, anthropicSSE, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { hookedNode, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+import { describe, expect, it } from "vitest";
+import { anthropicMessage, anthropicSSE, openaiSSE } from "../helpers/fakeProvider.js";
+import { hookedNode, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
-let fake: FakeProvider;
-const tmp = tempDir();
-beforeAll(async () => {
-  requireBuild();
-  fake = await startFakeProvider();
-});
-afterAll(async () => {
-  await fake.close();
-  tmp.cleanup();
-});
+const fx = useZeroCodeFixture();
 
 const reply = { text: "A long answer that streams in many small pieces, 日本語 included." };
 
 function agent(name: string, body: string): string {
-  const file = join(tmp.dir, `${name}.mjs`);
+  const file = join(fx.dir, `${name}.mjs`);
   writeFileSync(file, body);
   return file;
 }
@@ -46,17 +37,17 @@ console.log("agent done");
 
 function env(out: string): Record<string, string> {
   return {
-    ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-refusals-0123456789",
-    OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-refusals-0123456789",
+    ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-refusals-0123456789",
+    OPENAI_BASE_URL: fx.fake.openaiUrl, OPENAI_API_KEY: "sk-refusals-0123456789",
     BLACKBOX_MODE: "record", BLACKBOX_OUT: out,
   };
 }
 
 describe("a refused call while recording through the hook: no cassette, one message, non-zero exit", () => {
   it("Anthropic: an agent that stops reading a stream", async () => {
-    const out = join(tmp.dir, "anthropic-break.json");
-    fake.enqueue({ sse: anthropicSSE(reply), chunkSize: 5, delayMs: 2 });
-    const r = await hookedNode(tmp.dir, [agent("anthropic-break", anthropicBreaks)], env(out));
+    const out = join(fx.dir, "anthropic-break.json");
+    fx.fake.enqueue({ sse: anthropicSSE(reply), chunkSize: 5, delayMs: 2 });
+    const r = await hookedNode(fx.dir, [agent("anthropic-break", anthropicBreaks)], env(out));
     expect(r.stdout).toContain("agent done");
     expect(r.stderr).toMatch(/^blackbox: .*agent stopped reading a streamed reply before it ended.*Read streams to the end.* No cassette was written to .*anthropic-break\.json\.\n$/s);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -65,18 +56,18 @@ describe("a refused call while recording through the hook: no cassette, one mess
   });
 
   it("OpenAI: the same, and an earlier cassette at that path is left as it was", async () => {
-    const out = join(tmp.dir, "openai-break.json");
+    const out = join(fx.dir, "openai-break.json");
     writeFileSync(out, '{"an":"earlier file"}');
-    fake.enqueue({ sse: openaiSSE(reply), chunkSize: 5, delayMs: 2 });
-    const r = await hookedNode(tmp.dir, [agent("openai-break", openaiBreaks)], env(out));
+    fx.fake.enqueue({ sse: openaiSSE(reply), chunkSize: 5, delayMs: 2 });
+    const r = await hookedNode(fx.dir, [agent("openai-break", openaiBreaks)], env(out));
     expect(r.stderr).toMatch(/^blackbox: .*agent stopped reading a streamed reply.* No cassette was written to .*openai-break\.json\.\n$/s);
     expect(r.code).toBe(1);
     expect(readFileSync(out, "utf8")).toBe('{"an":"earlier file"}');
   });
 
   it("a reply record refuses (stop_reason stop_sequence): the agent sees the 400, the run writes nothing", async () => {
-    const out = join(tmp.dir, "stopseq.json");
-    fake.enqueue({ json: anthropicMessage({ text: "cut here", stop: "stop_sequence" }) });
+    const out = join(fx.dir, "stopseq.json");
+    fx.fake.enqueue({ json: anthropicMessage({ text: "cut here", stop: "stop_sequence" }) });
     const file = agent(
       "stopseq",
       `import Anthropic from "@anthropic-ai/sdk";
@@ -86,7 +77,7 @@ try {
 } catch (err) { console.log("agent caught:", err.status); }
 `,
     );
-    const r = await hookedNode(tmp.dir, [file], env(out));
+    const r = await hookedNode(fx.dir, [file], env(out));
     expect(r.stdout).toContain("agent caught: 400");
     expect(r.stderr).toMatch(/^blackbox: .*stopped on a stop sequence.*Remove stop_sequences from the request\. No cassette was written to .*stopseq\.json\.\n$/s);
     expect(r.code).toBe(1);
@@ -97,7 +88,7 @@ try {
 describe("a replay divergence in a wrapped tool shows the agent's frames, none from inside the hook", () => {
   for (const kind of ["mjs", "cjs"] as const) {
     it(`${kind} tools module`, async () => {
-      const dir = join(tmp.dir, `tool-div-${kind}`);
+      const dir = join(fx.dir, `tool-div-${kind}`);
       const { mkdirSync } = await import("node:fs");
       mkdirSync(dir);
       writeFileSync(join(dir, `tools.${kind}`), kind === "mjs"
@@ -115,7 +106,7 @@ await get_weather({ city });
 console.log("agent done");
 `);
       const out = join(dir, "run.json");
-      fake.enqueue({ json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) });
+      fx.fake.enqueue({ json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) });
       const recorded = await hookedNode(dir, ["agent.mjs"], env(out));
       expect(recorded.stdout).toContain("agent done");
       const r = await hookedNode(dir, ["agent.mjs"], { ...env(out), BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out, CITY: "Porto" }, true);

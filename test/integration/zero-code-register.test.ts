@@ -5,21 +5,11 @@
  */
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
-import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { FIXTURES, REGISTER, hookedNode, queueRun, readCassette, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+import { FIXTURES, REGISTER, hookedNode, queueRun, readCassette, toolNames, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
-let fake: FakeProvider;
-const tmp = tempDir();
-beforeAll(async () => {
-  requireBuild();
-  fake = await startFakeProvider();
-});
-afterAll(async () => {
-  await fake.close();
-  tmp.cleanup();
-});
+const fx = useZeroCodeFixture();
 
 interface Case {
   name: string;
@@ -66,18 +56,18 @@ const cases: Case[] = [
 ];
 
 describe.each(cases)("$name", (c) => {
-  const out = join(tmp.dir, `${c.dir.split("/").pop()}.json`);
-  const notes = join(tmp.dir, `${c.dir.split("/").pop()}-notes.txt`);
+  const out = join(fx.dir, `${c.dir.split("/").pop()}.json`);
+  const notes = join(fx.dir, `${c.dir.split("/").pop()}-notes.txt`);
   const base = () => ({
     NOTES_FILE: notes,
     // One base URL per case: the fake serves both wire formats on one origin.
-    ...(c.wire === "anthropic" ? { ANTHROPIC_BASE_URL: fake.anthropicUrl } : { OPENAI_BASE_URL: fake.openaiUrl }),
+    ...(c.wire === "anthropic" ? { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl } : { OPENAI_BASE_URL: fx.fake.openaiUrl }),
     ANTHROPIC_API_KEY: "sk-ant-fake-key-0123456789",
     OPENAI_API_KEY: "sk-fake-openai-key-0123456789",
   });
 
   test("records every model and tool call, unchanged agent", async () => {
-    queueRun(fake, c.wire, c.tools, "Noted: sunny in Lisbon.");
+    queueRun(fx.fake, c.wire, c.tools, "Noted: sunny in Lisbon.");
     const r = await c.run({ ...base(), BLACKBOX_MODE: "record", BLACKBOX_OUT: out }, false);
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("answer: Noted: sunny in Lisbon.");
@@ -107,20 +97,20 @@ describe.each(cases)("$name", (c) => {
 });
 
 test("BLACKBOX_MODE unset: the hook does nothing, the agent talks to the provider directly", async () => {
-  const out = join(tmp.dir, "off.json");
-  const notes = join(tmp.dir, "off-notes.txt");
-  queueRun(fake, "anthropic", ["weather", "save_note"], "Plain run.");
-  const before = fake.requests.length;
+  const out = join(fx.dir, "off.json");
+  const notes = join(fx.dir, "off-notes.txt");
+  queueRun(fx.fake, "anthropic", ["weather", "save_note"], "Plain run.");
+  const before = fx.fake.requests.length;
   const r = await hookedNode(join(FIXTURES, "esm"), ["agent.mjs"], {
     NOTES_FILE: notes,
-    ANTHROPIC_BASE_URL: fake.anthropicUrl,
+    ANTHROPIC_BASE_URL: fx.fake.anthropicUrl,
     ANTHROPIC_API_KEY: "sk-ant-fake-key-0123456789",
     BLACKBOX_MODE: undefined,
     BLACKBOX_OUT: out,
   });
   expect(r.code).toBe(0);
   expect(r.stdout).toContain("answer: Plain run.");
-  expect(fake.requests.length - before).toBe(3);
+  expect(fx.fake.requests.length - before).toBe(3);
   expect(existsSync(out)).toBe(false);
   expect(existsSync(notes)).toBe(true);
 });

@@ -5,21 +5,12 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { runProcess } from "../helpers/child.js";
-import { anthropicSSE, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { BIN, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+import { anthropicSSE, openaiSSE } from "../helpers/fakeProvider.js";
+import { BIN, readCassette, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
-let fake: FakeProvider;
-const tmp = tempDir();
-beforeAll(async () => {
-  requireBuild();
-  fake = await startFakeProvider();
-});
-afterAll(async () => {
-  await fake.close();
-  tmp.cleanup();
-});
+const fx = useZeroCodeFixture();
 
 const AGENTS = {
   anthropic: `import Anthropic from "@anthropic-ai/sdk";
@@ -66,16 +57,16 @@ const finalTurn = { text: "Lisbon: sunny ☀; Tokyo: rain 雨." };
 
 describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
   test("blackbox record -- node agent.mjs, then blackbox replay -- node agent.mjs offline: the agent sees the same stream", async () => {
-    const agent = join(tmp.dir, `${provider}-stream.mjs`);
+    const agent = join(fx.dir, `${provider}-stream.mjs`);
     writeFileSync(agent, AGENTS[provider]);
-    const cassette = join(tmp.dir, `${provider}-stream.json`);
+    const cassette = join(fx.dir, `${provider}-stream.json`);
     const sse = provider === "anthropic" ? anthropicSSE : openaiSSE;
-    fake.enqueue({ sse: sse(toolTurn), chunkSize: 5, delayMs: 1 }, { sse: sse(finalTurn), chunkSize: 5, delayMs: 1 });
+    fx.fake.enqueue({ sse: sse(toolTurn), chunkSize: 5, delayMs: 1 }, { sse: sse(finalTurn), chunkSize: 5, delayMs: 1 });
     const env =
       provider === "anthropic"
-        ? { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-stream-zc-0123456789", OPENAI_BASE_URL: undefined }
-        : { OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-proj-stream-zc-0123456789", ANTHROPIC_BASE_URL: undefined };
-    const recorded = await runProcess(process.execPath, [BIN, "record", "-o", cassette, "--", process.execPath, agent], { cwd: tmp.dir, env });
+        ? { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-stream-zc-0123456789", OPENAI_BASE_URL: undefined }
+        : { OPENAI_BASE_URL: fx.fake.openaiUrl, OPENAI_API_KEY: "sk-proj-stream-zc-0123456789", ANTHROPIC_BASE_URL: undefined };
+    const recorded = await runProcess(process.execPath, [BIN, "record", "-o", cassette, "--", process.execPath, agent], { cwd: fx.dir, env });
     expect(recorded.stderr).toBe("");
     expect(recorded.code).toBe(0);
     const seen = JSON.parse(recorded.stdout.trim().split("\n").at(-1)!);
@@ -86,7 +77,7 @@ describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
     expect(trace.steps[1]!.payload).toMatchObject({ type: "tool_calls", text: "Checking both." });
 
     const replayEnv = { ...env, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined };
-    const replayed = await runProcess(process.execPath, [BIN, "replay", cassette, "--", process.execPath, agent], { cwd: tmp.dir, env: replayEnv, offline: true });
+    const replayed = await runProcess(process.execPath, [BIN, "replay", cassette, "--", process.execPath, agent], { cwd: fx.dir, env: replayEnv, offline: true });
     expect(replayed.stderr).toBe("");
     expect(replayed.code).toBe(0);
     expect(JSON.parse(replayed.stdout.trim().split("\n").at(-1)!)).toEqual(seen);

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { verifyTrace } from "../../src/trace/verify.js";
 import type { Trace } from "../../src/trace/types.js";
 import { ROOT, runProcess, type ChildOptions, type ChildResult } from "../helpers/child.js";
-import { anthropicMessage, openaiCompletion, type FakeProvider } from "../helpers/fakeProvider.js";
+import { anthropicMessage, openaiCompletion, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { afterAll, beforeAll } from "vitest";
 
 export const REGISTER = join(ROOT, "register.mjs");
 export const BIN = join(ROOT, "bin", "blackbox.mjs");
@@ -62,4 +63,23 @@ export function queueRun(fake: FakeProvider, wire: "anthropic" | "openai", names
 /** The one line the bare hook prints when no process of its tree made a call in record mode. */
 export function noCassetteNotice(out: string): string {
   return `blackbox: no cassette was written to ${out}: no process made a model or tool call through Blackbox\n`;
+}
+
+/**
+ * For a zero-code test file: the build checked, a fake provider and a temp folder inside
+ * the repo (so the SDKs resolve from it), started before its tests and removed after.
+ * Read `fake` inside tests, not at load.
+ */
+export function useZeroCodeFixture(): { readonly fake: FakeProvider; readonly dir: string } {
+  const tmp = tempDir();
+  const env = { dir: tmp.dir } as { fake: FakeProvider; dir: string };
+  beforeAll(async () => {
+    requireBuild();
+    env.fake = await startFakeProvider();
+  });
+  afterAll(async () => {
+    await env.fake?.close();
+    tmp.cleanup();
+  });
+  return env;
 }
