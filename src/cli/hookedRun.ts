@@ -8,7 +8,7 @@
  * run token), nothing is guessed on top of it.
  */
 import { existsSync, statSync } from "node:fs";
-import { endRunClaim, runClaim, runToken, takeReported } from "../edges/claim.js";
+import { endRunClaim, locksDir, runClaim, runToken, takeReported } from "../edges/claim.js";
 import { noCallsDivergence } from "../edges/run.js";
 import { loadTrace } from "../edges/store.js";
 import type { BuiltinIo } from "./builtin.js";
@@ -47,7 +47,7 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   const before = run.writes ? stamp(run.writes) : undefined;
   // One token per run: a second process of the tree that makes calls is refused, not allowed to clobber.
   const token = runToken();
-  const vars = { ...run.vars, BLACKBOX_RUN: token };
+  const vars = { ...run.vars, BLACKBOX_RUN: token, BLACKBOX_LOCKS: locksDir() }; // the locks stay found if the command changes TMPDIR
   const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
   let claimed = false;

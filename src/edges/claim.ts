@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SessionError } from "../errors.js";
@@ -25,29 +25,60 @@ export function lockPathFor(path: string): string {
   return join(locksDir(), `${sha256Hex(abs).slice(0, 32)}.lock`);
 }
 
-function locksDir(): string {
-  return join(tmpdir(), "blackbox-locks");
+/**
+ * The folder of the locks and marks: the one a run's root named (BLACKBOX_LOCKS, set for
+ * its processes, so a command that changes TMPDIR still finds them), else the temp folder's.
+ */
+export function locksDir(): string {
+  return process.env.BLACKBOX_LOCKS || join(tmpdir(), "blackbox-locks");
 }
 
-/** A new run token: the root's pid first (so its processes can tell when the run is over). */
+let ownNamespace: string | null | undefined;
+/** This process's pid namespace (Linux), "" where it cannot be read. */
+function pidNamespace(): string {
+  if (ownNamespace === undefined) {
+    try {
+      ownNamespace = readlinkSync("/proc/self/ns/pid").replace(/\D/g, "");
+    } catch {
+      ownNamespace = null;
+    }
+  }
+  return ownNamespace ?? "";
+}
+
+/**
+ * Whether `pid`, of pid namespace `ns` ("" when not known), is alive. A pid of another
+ * namespace (a command run under `unshare -p`, a sandbox) means nothing here: undefined.
+ */
+function aliveIn(pid: number, ns: string): boolean | undefined {
+  const mine = pidNamespace();
+  if (ns !== "" && mine !== "" && ns !== mine) return undefined;
+  return pidAlive(pid);
+}
+
+/** A new run token: the root's pid and pid namespace first (so its processes can tell when the run is over). */
 export function runToken(): string {
-  return `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+  return `${process.pid}-${pidNamespace() || "x"}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
 }
 
-/** The root process of a run, when the token names one. */
-function rootOf(run: string): number | undefined {
-  const m = /^(\d+)-/.exec(run);
-  return m ? Number(m[1]) : undefined;
+/** The root process of a run and its pid namespace, when the token names them. */
+function rootOf(run: string): { pid: number; ns: string } | undefined {
+  const m = /^(\d+)-(\d+|x)-/.exec(run);
+  return m ? { pid: Number(m[1]), ns: m[2] === "x" ? "" : m[2]! } : undefined;
 }
 
+/** The run's root is gone (never said of a root this process cannot see: another pid namespace). */
 function runOver(run: string): boolean {
   const root = rootOf(run);
-  return root !== undefined && root !== process.pid && !pidAlive(root);
+  if (root === undefined || (root.pid === process.pid && root.ns === pidNamespace())) return false;
+  return aliveIn(root.pid, root.ns) === false;
 }
 
 interface LockText {
   owner: number;
   run: string | undefined;
+  /** The owner's pid namespace ("" when not known). */
+  ns: string;
 }
 
 function readLock(lock: string): LockText | undefined {
@@ -57,16 +88,24 @@ function readLock(lock: string): LockText | undefined {
   } catch {
     return undefined;
   }
-  const [ownerText = "", run] = text.trim().split(" ");
-  return { owner: Number(ownerText), run };
+  const [ownerText = "", run, ns = ""] = text.trim().split(" ");
+  return { owner: Number(ownerText), run: run === "-" ? undefined : run, ns: ns === "x" ? "" : ns };
 }
+
+/** A lock's text: owner pid (0: released, done for the run), run ("-": none), the owner's pid namespace. */
+function lockText(owner: number, run: string | undefined): string {
+  return `${owner} ${run ?? "-"} ${pidNamespace() || "x"}`;
+}
+
+/** Whether a lock's owner may still be running (alive, or in a pid namespace this process cannot see). */
+const ownerMayLive = (l: LockText): boolean => l.owner > 0 && aliveIn(l.owner, l.ns) !== false;
 
 export function claimCassette(path: string, run: string | undefined = process.env.BLACKBOX_RUN): () => void {
   const abs = resolve(path);
   const lock = lockPathFor(abs);
   if (run && runOver(run)) {
     throw new SessionError(
-      `the blackbox run that started process ${process.pid} (process ${rootOf(run)}) has ended, so its calls are not recorded and ${abs} is left as it is. ` +
+      `the blackbox run that started process ${process.pid} (process ${rootOf(run)?.pid}) has ended, so its calls are not recorded and ${abs} is left as it is. ` +
         "Keep the agent in the foreground of the command blackbox runs (no `&`, no detached process), or run it under blackbox again.",
     );
   }
@@ -74,7 +113,7 @@ export function claimCassette(path: string, run: string | undefined = process.en
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(lock, "wx");
-      writeSync(fd, run ? `${process.pid} ${run}` : String(process.pid));
+      writeSync(fd, lockText(process.pid, run));
       closeSync(fd);
       let released = false;
       return () => {
@@ -82,13 +121,14 @@ export function claimCassette(path: string, run: string | undefined = process.en
         released = true;
         const now = readLock(lock);
         if (!now || now.owner !== process.pid || now.run !== run) return; // another run took it over: its lock now
-        if (run && !runOver(run)) writeFileSync(lock, `0 ${run}`);
+        if (run && !runOver(run)) writeFileSync(lock, lockText(0, run));
         else rmSync(lock, { force: true }); // no run, or nobody is left to remove the mark
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const { owner, run: ownerRun } = readLock(lock) ?? { owner: 0, run: undefined };
-      if (run && ownerRun === run && owner !== process.pid && !(owner && pidAlive(owner))) {
+      const held = readLock(lock) ?? { owner: 0, run: undefined, ns: "" };
+      const { owner, run: ownerRun } = held;
+      if (run && ownerRun === run && owner !== process.pid && !ownerMayLive(held)) {
         throw new SessionError(
           `another process of this run already made model or tool calls under one cassette (${abs}) and wrote it; now process ${process.pid} makes calls too. ` +
             "Blackbox records one process per cassette: run the agent process alone under blackbox, or record each process separately.",
@@ -96,7 +136,7 @@ export function claimCassette(path: string, run: string | undefined = process.en
       }
       // A live owner of a run that is over (its CLI was killed) is a stale writer: take the lock over.
       const stale = ownerRun !== undefined && ownerRun !== run && runOver(ownerRun);
-      if (owner && owner !== process.pid && pidAlive(owner) && !stale) {
+      if (owner && owner !== process.pid && ownerMayLive(held) && !stale) {
         throw new SessionError(
           `two processes are making model or tool calls under one cassette (${abs}): process ${owner} already did, and now process ${process.pid}. ` +
             "Blackbox records one process per cassette: run the agent process alone under blackbox, or give each process its own cassette (blackbox({ out })).",
@@ -121,7 +161,7 @@ export function claimLostReason(path: string, run: string | undefined = process.
       ? `process ${lock.owner} of another run claimed the cassette since`
       : "the lock no longer names this process";
   }
-  if (run && runOver(run)) return `the blackbox run that started this process (process ${rootOf(run)}) has ended`;
+  if (run && runOver(run)) return `the blackbox run that started this process (process ${rootOf(run)?.pid}) has ended`;
   return undefined;
 }
 
@@ -139,7 +179,9 @@ export function assertClaimHeld(path: string): void {
 export function runClaim(path: string, run: string): { claimed: boolean; holder: number | undefined } {
   const lock = readLock(lockPathFor(path));
   if (!lock || lock.run !== run) return { claimed: false, holder: undefined };
-  return { claimed: true, holder: lock.owner && lock.owner !== process.pid && pidAlive(lock.owner) ? lock.owner : undefined };
+  // a holder of another pid namespace cannot be waited for from here (it ends with that namespace's command)
+  const visible = lock.owner > 0 && lock.owner !== process.pid && aliveIn(lock.owner, lock.ns) === true;
+  return { claimed: true, holder: visible ? lock.owner : undefined };
 }
 
 /** The run's end, by its root: whether a process of the run claimed `path`; the run's lock is removed. */

@@ -1,5 +1,5 @@
 /**
- * The safety net under the SDK shims (sdkShims.ts): a model call sent with Node's own
+ * The safety net under the SDK shims (sdkShims.ts): a request to a provider sent with Node's own
  * http/https client (node-fetch, as openai 4.x and older @anthropic-ai/sdk do when their
  * web shim was not loaded, or any other client) never reaches the global dispatcher. Node
  * publishes every such request on the `http.client.request.start` diagnostics channel
@@ -21,6 +21,7 @@ interface OutgoingRequest {
 
 export interface GuardedSession {
   mode: string;
+  route(url: string): string | undefined;
   modelEndpoint(method: string, url: string): string | undefined;
   fail(err: BlackboxUnsupportedError): void;
 }
@@ -33,23 +34,26 @@ function sdkOf(request: OutgoingRequest): string | undefined {
   return name && version ? `${name} ${String(version)}` : name;
 }
 
-export function refusalFor(request: OutgoingRequest, url: string, mode: string): BlackboxUnsupportedError {
+export function refusalFor(request: OutgoingRequest, url: string, mode: string, model: boolean): BlackboxUnsupportedError {
   const sdk = sdkOf(request);
   const who = sdk ? `${sdk} sent it with node-fetch` : "it was sent with Node's http client (node-fetch, axios, got ...)";
   const fix = sdk
     ? `The copy of ${sdk.split(" ")[0]} that sent it was not found from the working folder or the script's folder, so Blackbox could not switch it to fetch: run the command from the folder that installs it, import "${sdk.split(" ")[0]}/shims/web" before "${sdk.split(" ")[0]}" in the agent, or upgrade it (openai 5 and later, and @anthropic-ai/sdk 1.x, use fetch)`
     : "Send model calls with the official SDKs (they use fetch), or pass bb.fetch as the client's fetch";
   return new BlackboxUnsupportedError(
-    `a model call (${request.method} ${url}) went around Blackbox: ${who}, which ${mode === "record" ? "Blackbox cannot record" : "a replay cannot answer"}, so it was stopped before it left the process. ${fix}.`,
+    `${model ? "a model call" : "a request to the provider"} (${request.method} ${url}) went around Blackbox: ${who}, which ${mode === "record" ? "Blackbox cannot record" : "a replay cannot answer"}, so it was stopped before it left the process. ${fix}.`,
   );
 }
 
 /**
- * Stops and reports model calls made with Node's http client; returns the undo.
- * `http.client.request.start` comes once the request is written to its socket, which is
- * still connecting (and, for https, not through TLS), so nothing has left the process: the
- * request is destroyed there. A connect that fails at once (no network at all, as in an
- * offline replay) fails the request before that, and `http.client.request.error` names it.
+ * Stops and reports requests to a provider made with Node's http client; returns the undo.
+ * `http.client.request.start` comes once the request is written to its socket. On a new
+ * socket that is still connecting (and, for https, not through TLS), so nothing has left
+ * the process: the request is destroyed there. Only a kept-alive socket that already
+ * carried a request would have sent it by then, so every request to a provider origin is
+ * stopped, not only model calls: none ever gets a socket to reuse. A connect that fails at
+ * once (no network at all, as in an offline replay) fails the request before that, and
+ * `http.client.request.error` names it.
  */
 export function guardHttpClients(session: GuardedSession): () => void {
   const refused = new WeakSet<object>();
@@ -60,8 +64,8 @@ export function guardHttpClients(session: GuardedSession): () => void {
     const url = `${request.protocol ?? "http:"}//${host}${request.path}`;
     let refusal: BlackboxUnsupportedError;
     try {
-      if (!session.modelEndpoint(request.method, url)) return;
-      refusal = refusalFor(request, url, session.mode);
+      if (!session.route(url)) return;
+      refusal = refusalFor(request, url, session.mode, session.modelEndpoint(request.method, url) !== undefined);
       session.fail(refusal);
     } catch (err) {
       refusal = err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError(String((err as Error)?.message ?? err));

@@ -11,7 +11,7 @@ import { loadTraceSync } from "../session/lazy.js";
 import { divergence } from "../session/source.js";
 import type { SessionOptions } from "../session/types.js";
 import type { Trace } from "../trace/types.js";
-import { endRunClaim, runClaim, runToken, takeReported } from "./claim.js";
+import { endRunClaim, locksDir, runClaim, runToken, takeReported } from "./claim.js";
 import { onProcessExit } from "./processExit.js";
 
 /** The divergence of a replay whose process(es) made no call, or undefined when the recording has none either. */
@@ -28,13 +28,26 @@ export function noCallsDivergence(trace: Trace, who: string): ReplayDivergenceEr
 }
 
 /**
- * Under the bare hook: when no run is set, this process is the root of one. Its
- * descendants inherit the token (process.env); at this process's end the run is checked.
+ * `node --import .../register.mjs agent.js`: the hook named on this process's own command
+ * line (not inherited through NODE_OPTIONS, where every process of a shell script or an
+ * npm script would load it and look like a root: a `tsc && vitest` step that makes no
+ * call must not fail the run).
+ */
+export function hookOnCommandLine(execArgv: readonly string[] = process.execArgv): boolean {
+  const named = (spec: string): boolean => spec === "@ardaulas/blackbox/register" || /(^|[/\\])register\.mjs$/.test(spec);
+  return execArgv.some((a, i) => (a === "--import" && named(execArgv[i + 1] ?? "")) || (a.startsWith("--import=") && named(a.slice(9))));
+}
+
+/**
+ * Under the bare hook, named on the command line (hookOnCommandLine) with no run set: this
+ * process is the root of a run. Its descendants inherit the token and the locks folder
+ * (process.env); at this process's end the run is checked.
  */
 export function startRootRun(env: NodeJS.ProcessEnv, options: SessionOptions): void {
-  if (env.BLACKBOX_RUN) return;
+  if (env.BLACKBOX_RUN || !hookOnCommandLine()) return;
   const run = runToken();
   env.BLACKBOX_RUN = run;
+  env.BLACKBOX_LOCKS ??= locksDir();
   onProcessExit(() => endRootRun(run, options));
 }
 

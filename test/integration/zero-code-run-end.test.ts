@@ -325,6 +325,29 @@ test("the bare hook: a replay that makes no call fails; one whose child agent ma
   rmSync(join(project, "bookings.log"), { force: true });
 });
 
+test("NODE_OPTIONS set by hand: a hooked step that makes no call (a build before the agent) does not fail the run", async () => {
+  const env = { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: trip, ANTHROPIC_API_KEY: "placeholder-key-not-sent", NODE_OPTIONS: `--import ${REGISTER}` };
+  const r = await runProcess("sh", ["-c", `${process.execPath} -e 0 && ${process.execPath} agent.mjs`], { cwd: project, env, offline: true });
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
+  expect(r.code).toBe(0);
+});
+
+test("a command that changes TMPDIR, or runs the agent in a pid namespace of its own, still replays", async () => {
+  const other = join(tmp.dir, "other-tmp");
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(other, { recursive: true });
+  const tmpdirRun = await blackbox(["replay", trip, "--", "env", `TMPDIR=${other}`, process.execPath, "agent.mjs"], {}, true);
+  expect(tmpdirRun.stderr).toBe("");
+  expect(tmpdirRun.stdout).toContain("Booked Lisbon for 2 nights.");
+  expect(tmpdirRun.code).toBe(0);
+  const pidns = await blackbox(["replay", trip, "--", "unshare", "-p", "-f", "--mount-proc", process.execPath, "agent.mjs"], {}, true);
+  expect(pidns.stderr).toBe("");
+  expect(pidns.stdout).toContain("Booked Lisbon for 2 nights.");
+  expect(pidns.code).toBe(0);
+  expect(existsSync(join(project, "bookings.log"))).toBe(false);
+});
+
 test("a recording with no calls, replayed by a command that makes none, passes", async () => {
   const empty = join(tmp.dir, "empty.json");
   const make = `import(${JSON.stringify(join(ROOT, "dist", "index.js"))}).then(async (m) => { const bb = m.blackbox({ mode: "record", out: ${JSON.stringify(empty)} }); await bb.finish({ result: "nothing to do" }); })`;

@@ -105,3 +105,23 @@ test("an openai 4.x found from neither folder is stopped at its first model call
   expect(replayed.stderr).not.toContain("EAI_AGAIN");
   expect(replayed.code).not.toBe(0);
 });
+
+test("an unswitched openai 4.x never reaches the provider, also on a kept-alive socket: its other calls are stopped too", async () => {
+  const agent = join(tmp.dir, "keepalive.mjs");
+  writeFileSync(
+    agent,
+    `const { default: OpenAI } = await import(${JSON.stringify(join(VERSIONS, "openai4", "node_modules", "openai", "index.mjs"))});
+const client = new OpenAI({ maxRetries: 0 });
+for (const call of [() => client.embeddings.create({ model: "e", input: "x" }), () => client.chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: "hi" }] })]) {
+  try { await call(); } catch (err) { console.log("agent saw:", err.constructor.name); }
+}
+`,
+  );
+  const seen = fake.requests.length;
+  const out = join(tmp.dir, "keepalive.json");
+  const r = await hookedNode(tmp.dir, [agent], { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  expect(r.stdout).toBe("agent saw: APIConnectionError\nagent saw: APIConnectionError\n");
+  expect(r.stderr).toMatch(/^blackbox: a request to the provider \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\) went around Blackbox: openai 4\.104\.0 sent it with node-fetch/m);
+  expect(fake.requests.length).toBe(seen); // neither call left the process
+  expect(exists(out)).toBe(false);
+});
