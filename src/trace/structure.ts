@@ -148,8 +148,11 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
     // model turn or a tool round, and starts a new turn at K from the history the prefix
     // holds, which leaves an unfinished round out. A next request that carries a result for
     // the call left open got that result from outside the cassette: the fork point's
-    // tool_result (a recorded agent's fork writes it at K) is missing.
-    if (i === forkAt && (type === "model_input" || type === "metadata")) {
+    // tool_result (a recorded agent's fork writes it at K) is missing. The prefix of a fork
+    // of a fork holds its parent's fork point, which this cassette does not name: a turn
+    // may start that way anywhere before K, on the same terms.
+    const forkTurn = i === forkAt ? type === "model_input" || type === "metadata" : forkAt !== undefined && i < forkAt && type === "model_input";
+    if (forkTurn && (pending !== undefined || round !== undefined)) {
       if (pending?.kind === "result" && resultPartFor(p, pending.call.toolCallId)) {
         problem(i, stepAt(i, "type"), `step ${i} is the fork point, so it must be the tool_result of ${pending.call.toolCallId} (tool_call at step ${pending.at}) with the replacement result, but it is a ${String(type)} whose messages already carry a result for ${pending.call.toolCallId}.`);
       }

@@ -214,6 +214,18 @@ describe("every cassette the code writes verifies", () => {
     );
   });
 
+  it("a fork of a fork: the grandchild's prefix holds its parent's fork point, which it does not name", async () => {
+    const forkAt = (parent: Trace, at: number) => forkRun(parent, { forkIndex: at, client: new DemoModelClient(), tools: demoTools });
+    for (let a = 1; a < demo.steps.length - 1; a++) {
+      const child = await forkAt(demo, a);
+      expect(verifyTrace(child), `child at ${a}`).toEqual({ ok: true, problems: [] });
+      for (let b = a + 1; b < child.steps.length - 1; b++) {
+        const grandchild = await forkAt(child, b);
+        expect(verifyTrace(grandchild), `child at ${a}, grandchild at ${b}`).toEqual({ ok: true, problems: [] });
+      }
+    }
+  });
+
   it("the demo run and its forks with --set", async () => {
     expect(verifyTrace(demo)).toEqual({ ok: true, problems: [] });
     for (const at of [3, 7]) {
