@@ -165,3 +165,20 @@ test("mode words are read whatever their case (BLACKBOX_MODE=OFF is off, Record 
   expect(rec.code).toBe(0);
   expect(rec.stdout).toBe("agent ran\n");
 });
+
+test("importing a TypeScript tools module (jiti's own copy) is fine; a #imports alias or a .cjs module of the project is followed and refused", async () => {
+  const ts = project("blackbox.config.ts", 'import * as t from "./tools.ts";\nexport default { tools: [{ module: "./tools.ts", exports: Object.keys(t) }] };\n');
+  writeFileSync(join(ts, "tools.ts"), "export async function save_note(text: string) { return { saved: text }; }\n");
+  writeFileSync(join(ts, "agent.mjs"), 'console.log("agent ran");\n');
+  const ok = await hookedNode(ts, ["agent.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(ts, "out.json") });
+  expect(ok.stderr).toBe(noCassetteNotice(join(ts, "out.json")));
+  expect(ok.code).toBe(0);
+
+  const alias = project("blackbox.config.ts", 'import * as t from "#tools";\nexport default { tools: [{ module: "./tools.mjs", exports: Object.keys(t) }] };\n');
+  writeFileSync(join(alias, "package.json"), JSON.stringify({ name: "aliased", type: "module", imports: { "#tools": "./tools.mjs" } }));
+  expect(await refused(alias)).toContain("(blackbox.config.ts -> tools.mjs)");
+
+  const cjs = project("blackbox.config.ts", 'import * as t from "./tools.cjs";\nvoid t;\nexport default { tools: [{ module: "./tools.cjs", exports: ["note"] }] };\n');
+  writeFileSync(join(cjs, "tools.cjs"), "exports.note = async (t) => ({ t });\n");
+  expect(await refused(cjs)).toContain("(blackbox.config.ts -> tools.cjs)");
+});
