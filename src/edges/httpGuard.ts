@@ -36,7 +36,7 @@ function sdkOf(request: OutgoingRequest): string | undefined {
 
 export function refusalFor(request: OutgoingRequest, url: string, mode: string, model: boolean): BlackboxUnsupportedError {
   const sdk = sdkOf(request);
-  const who = sdk ? `${sdk} sent it with node-fetch` : "it was sent with Node's http client (node-fetch, axios, got ...)";
+  const who = sdk ? `${sdk} sent it with Node's http client (node-fetch)` : "it was sent with Node's http client (node-fetch, axios, got ...)";
   const fix = sdk
     ? `The copy of ${sdk.split(" ")[0]} that sent it was not found from the working folder or the script's folder, so Blackbox could not switch it to fetch: run the command from the folder that installs it, import "${sdk.split(" ")[0]}/shims/web" before "${sdk.split(" ")[0]}" in the agent, or upgrade it (openai 5 and later, and @anthropic-ai/sdk 1.x, use fetch)`
     : "Send model calls with the official SDKs (they use fetch), or pass bb.fetch as the client's fetch";

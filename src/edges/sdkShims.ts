@@ -55,11 +55,14 @@ async function loadWebShim(sdk: InstalledSdk): Promise<void> {
 export async function routeSdksThroughFetch(...from: string[]): Promise<string[]> {
   const switched: string[] = [];
   const seen = new Set<string>();
-  for (const name of SDKS) for (const dir of new Set(from)) {
+  for (const name of SDKS) for (const [k, dir] of [...new Set(from)].entries()) {
     const sdk = appSdk(dir, name);
     if (!sdk || seen.has(sdk.dir)) continue;
     seen.add(sdk.dir);
     if (name === "openai" && Number(sdk.version.split(".")[0]) < 4) {
+      // only the working folder's app is refused up front: a script's own copy (a helper
+      // tool run in the tree) may never call a model, and its calls would be stopped anyway
+      if (k > 0) continue;
       throw new BlackboxUnsupportedError(
         `openai ${sdk.version} sends requests with axios, which Blackbox cannot see; upgrade to openai >= 4 (5 or later recommended)`,
       );

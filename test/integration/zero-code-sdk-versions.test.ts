@@ -93,7 +93,7 @@ test("an openai 4.x found from neither folder is stopped at its first model call
   const out = join(tmp.dir, "bypass.json");
   const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl, OPENAI_MAX_RETRIES: "0" };
   const r = await hookedNode(tmp.dir, [launcher], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
-  const refusal = /^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox: openai 4\.104\.0 sent it with node-fetch, which Blackbox cannot record, so it was stopped before it left the process\. The copy of openai that sent it was not found from the working folder or the script's folder.*import "openai\/shims\/web" before "openai".*No cassette was written to .*bypass\.json\.$/m;
+  const refusal = /^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox: openai 4\.104\.0 sent it with Node's http client \(node-fetch\), which Blackbox cannot record, so it was stopped before it left the process\. The copy of openai that sent it was not found from the working folder or the script's folder.*import "openai\/shims\/web" before "openai".*No cassette was written to .*bypass\.json\.$/m;
   expect(r.stderr).toMatch(refusal);
   expect(r.code).not.toBe(0);
   expect(fake.requests.length).toBe(seen); // nothing reached the provider
@@ -101,7 +101,7 @@ test("an openai 4.x found from neither folder is stopped at its first model call
 
   const cassette = join(tmp.dir, "openai4-agent.mjs.json"); // recorded by the first test
   const replayed = await hookedNode(tmp.dir, [launcher], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette }, true);
-  expect(replayed.stderr).toMatch(/^blackbox: a model call \(POST .*\) went around Blackbox: openai 4\.104\.0 sent it with node-fetch, which a replay cannot answer, so it was stopped/m);
+  expect(replayed.stderr).toMatch(/^blackbox: a model call \(POST .*\) went around Blackbox: openai 4\.104\.0 sent it with Node's http client \(node-fetch\), which a replay cannot answer, so it was stopped/m);
   expect(replayed.stderr).not.toContain("EAI_AGAIN");
   expect(replayed.code).not.toBe(0);
 });
@@ -121,7 +121,17 @@ for (const call of [() => client.embeddings.create({ model: "e", input: "x" }), 
   const out = join(tmp.dir, "keepalive.json");
   const r = await hookedNode(tmp.dir, [agent], { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   expect(r.stdout).toBe("agent saw: APIConnectionError\nagent saw: APIConnectionError\n");
-  expect(r.stderr).toMatch(/^blackbox: a request to the provider \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\) went around Blackbox: openai 4\.104\.0 sent it with node-fetch/m);
+  expect(r.stderr).toMatch(/^blackbox: a request to the provider \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\) went around Blackbox: openai 4\.104\.0 sent it with Node's http client \(node-fetch\)/m);
   expect(fake.requests.length).toBe(seen); // neither call left the process
   expect(exists(out)).toBe(false);
+});
+
+test("an openai 3.x of the script's own folder (a helper tool in the tree) does not stop the run; the working folder's would", async () => {
+  const tool = join(tmp.dir, "tool3");
+  mkdirSync(join(tool, "node_modules", "openai"), { recursive: true });
+  writeFileSync(join(tool, "node_modules", "openai", "package.json"), JSON.stringify({ name: "openai", version: "3.3.0" }));
+  writeFileSync(join(tool, "bin.mjs"), 'console.log("helper ran");');
+  const r = await hookedNode(tmp.dir, [join(tool, "bin.mjs")], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(tmp.dir, "tool3.json") });
+  expect(r.stdout).toBe("helper ran\n");
+  expect(r.stderr).not.toContain("axios");
 });
