@@ -157,7 +157,8 @@ async function importConfig(file: string): Promise<{ mod: unknown; viaJiti: bool
   const jiti = createJiti(import.meta.url, { alias: { "@ardaulas/blackbox/config": configEntry() }, moduleCache: false });
   const ns = (await jiti.import(file)) as Record<string, unknown>;
   // CommonJS (module.exports = {...}): jiti hands module.exports itself, with no own __esModule
-  const commonJs = ns !== null && typeof ns === "object" && !("default" in ns) && !Object.hasOwn(ns, "__esModule");
+  const esm = Object.hasOwn(ns ?? {}, "__esModule") || (ns as { [Symbol.toStringTag]?: unknown })?.[Symbol.toStringTag] === "Module"; // transpiled, or native (.mjs)
+  const commonJs = ns !== null && typeof ns === "object" && !("default" in ns) && !esm;
   return { mod: commonJs ? { default: ns } : ns, viaJiti: true };
 }
 

@@ -60,6 +60,7 @@ export class SessionImpl implements Session {
   private seq = 0;
   private finished = false;
   private firstError: BlackboxError | undefined;
+  private claimError: BlackboxError | undefined;
   private thinkingSeen = false;
   private released: (() => void) | undefined;
   private activeFlag = false;
@@ -159,7 +160,7 @@ export class SessionImpl implements Session {
     if (this.mode === "off" || this.finished) return;
     if (!this.activeFlag) {
       this.activeFlag = true;
-      if (this.opts.claim) this.released = claimCassette(this.opts.out ?? this.opts.cassette ?? "blackbox.json");
+      if (this.opts.claim) this.released = this.claim();
     }
     this.firstError ??= err;
   }
@@ -178,7 +179,17 @@ export class SessionImpl implements Session {
     if (this.firstError && this.mode !== "record") throw this.firstError;
     if (!this.activeFlag) {
       this.activeFlag = true;
-      if (this.opts.claim) this.released = claimCassette(this.opts.out ?? this.opts.cassette ?? "blackbox.json");
+      if (this.opts.claim) this.released = this.claim();
+    }
+  }
+
+  /** The hook's claim on the cassette; a refusal (another process has it) is also said at exit. */
+  private claim(): () => void {
+    try {
+      return claimCassette(this.opts.out ?? this.opts.cassette ?? "blackbox.json");
+    } catch (err) {
+      if (err instanceof BlackboxError) this.claimError = err;
+      throw err;
     }
   }
 
@@ -350,7 +361,7 @@ export class SessionImpl implements Session {
     try {
       return this.startTool(name, args, run);
     } catch (err) {
-      if (err instanceof BlackboxError) Error.captureStackTrace(err, entry); // not our frames: the agent's
+      if (err instanceof Error) Error.captureStackTrace(err, entry); // ours (a refusal, arguments with no JSON form): the agent's frames
       throw err;
     }
   }
@@ -546,7 +557,11 @@ export class SessionImpl implements Session {
 
   private onExit(info: ExitInfo): void {
     if (this.finished) return;
-    if (this.opts.claim && !this.released) return; // a process that made no call, or lost the claim, writes nothing
+    if (this.opts.claim && !this.released) {
+      // a process that made no call writes nothing; one refused the claim says why (the agent only saw an SDK error)
+      if (this.claimError) throw this.claimError;
+      return;
+    }
     this.finished = true;
     const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     const outcome = exitOutcome(info.exitCode, inFlight, info.uncaught, this.lastOutput);

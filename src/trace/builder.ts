@@ -50,7 +50,8 @@ export class TraceBuilder {
   }
 
   append(type: TraceStepType, payload: JsonValue, timestamp: number): TraceStep {
-    const step = makeStep(this.trace.id, this.last, type, payload, Math.max(timestamp, this.floorFor(type)));
+    // whole milliseconds (a test clock may give fractions), never before what verify allows
+    const step = makeStep(this.trace.id, this.last, type, payload, Math.max(Math.round(timestamp), this.floorFor(type)));
     this.trace.steps.push(step);
     this.track(step);
     return step;

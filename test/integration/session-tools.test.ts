@@ -192,3 +192,14 @@ test("replay and fork refuse a cassette that fails verify (an edit, even re-pars
     expect(make).toThrow(/steps\[\d+\]\.hash: hash does not match/);
   }
 });
+
+test("arguments with no JSON form: the TypeError's stack starts at the agent's call, none of Blackbox's frames", async () => {
+  const bb = blackbox({ mode: "replay", cassette: join(dir, "json.json") });
+  const t = bb.tool("nothing", async (_arg: unknown) => 1);
+  const err = (await t(10n).catch((e: Error) => e)) as Error;
+  expect(err).toBeInstanceOf(TypeError);
+  expect(err.message).toContain('the arguments of tool "nothing"');
+  const frames = (err.stack ?? "").split("\n").filter((l) => /^\s+at /.test(l));
+  expect(frames[0]).toContain("session-tools.test.ts");
+  expect(err.stack).not.toMatch(/src[/\\](session|trace)[/\\]/);
+});

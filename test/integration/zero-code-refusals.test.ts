@@ -149,3 +149,45 @@ console.log(reloads, a.content[0].text, b.content[0].text);
     expect(trace.steps.at(-1).payload.event).toBe("run_completed");
   });
 });
+
+describe("a process refused the cassette's claim says so at its end, and nothing else is guessed", () => {
+  it("replay while another process holds the claim", async () => {
+    const out = join(fx.dir, "claimed.json");
+    fx.fake.enqueue({ json: anthropicMessage({ text: "hi" }) });
+    const file = agent(
+      "claim-agent",
+      `import Anthropic from "@anthropic-ai/sdk";
+try { console.log((await new Anthropic({ maxRetries: 0 }).messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "hi" }] })).content[0].text); }
+catch (err) { console.log("agent saw", err.status); }
+`,
+    );
+    expect((await hookedNode(fx.dir, [file], env(out))).code).toBe(0);
+    const { spawn } = await import("node:child_process");
+    const { ROOT } = await import("../helpers/child.js");
+    const holder = spawn(process.execPath, ["--input-type=module", "-e",
+      `const { claimCassette } = await import(${JSON.stringify(join(ROOT, "dist", "edges", "claim.js"))}); claimCassette(${JSON.stringify(out)}); console.log("held"); setTimeout(() => {}, 20000);`],
+      { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, BLACKBOX_RUN: "" } });
+    try {
+      await new Promise<void>((ok) => holder.stdout!.on("data", (d) => String(d).includes("held") && ok()));
+      const r = await hookedNode(fx.dir, [file], { ...env(out), BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
+      expect(r.stdout).toBe("agent saw 400\n");
+      expect(r.stderr).toMatch(/^blackbox: two processes are making model or tool calls under one cassette \(.*claimed\.json\): process \d+ already did/m);
+      expect(r.stderr).not.toContain("made no model or tool call");
+      expect(r.code).toBe(1);
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  });
+
+  it("an .mjs config importing a module of its own, with no default export, says so", async () => {
+    const dir = join(fx.dir, "nodefault-mjs");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "names.mjs"), 'export const names = ["x"];\n');
+    writeFileSync(join(dir, "blackbox.config.mjs"), 'import { names } from "./names.mjs";\nexport const config = { tools: names };\n');
+    writeFileSync(join(dir, "agent.mjs"), 'console.log("ran");\n');
+    const r = await hookedNode(dir, ["agent.mjs"], env(join(dir, "out.json")));
+    expect(r.stderr).toContain("the config has no default export (it exports config)");
+    expect(r.code).toBe(2);
+  });
+});

@@ -17,3 +17,16 @@ describe("findSecrets over text parts", () => {
     expect(findSecrets({ content: mixed }, [key])).toEqual(["content"]); // all text parts of one list join (stricter than compare, which joins adjacent ones)
   });
 });
+
+describe("TraceBuilder timestamps", () => {
+  it("a fractional clock is written as whole milliseconds, so the trace verifies", async () => {
+    const { TraceBuilder } = await import("../../../src/trace/builder.js");
+    const { verifyTrace } = await import("../../../src/trace/verify.js");
+    const b = new TraceBuilder({ id: "frac", createdAt: 1 });
+    b.append("tool_call", { toolCallId: "call-0", toolName: "t", toolInput: null }, 10.4);
+    b.append("tool_result", { toolCallId: "call-0", toolName: "t", result: 1 }, 11.6);
+    b.append("metadata", { event: "run_completed", status: "success", result: 1 }, 12.5);
+    expect(b.trace.steps.map((s) => s.timestamp)).toEqual([10, 12, 13]);
+    expect(verifyTrace(b.trace)).toEqual({ ok: true, problems: [] });
+  });
+});
