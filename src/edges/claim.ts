@@ -180,8 +180,23 @@ export function runClaim(path: string, run: string): { claimed: boolean; holder:
   const lock = readLock(lockPathFor(path));
   if (!lock || lock.run !== run) return { claimed: false, holder: undefined };
   // a holder of another pid namespace cannot be waited for from here (it ends with that namespace's command)
-  const visible = lock.owner > 0 && lock.owner !== process.pid && aliveIn(lock.owner, lock.ns) === true;
+  const visible = lock.owner > 0 && lock.owner !== process.pid && aliveIn(lock.owner, lock.ns) === true && startedIn(lock.owner, run);
   return { claimed: true, holder: visible ? lock.owner : undefined };
+}
+
+/**
+ * Whether process `pid` was started in `run` (its environment from exec names the run), so
+ * that a pid the system reused for another process after the holder died is not waited
+ * for. True where that cannot be read (no /proc, another user's process).
+ */
+function startedIn(pid: number, run: string): boolean {
+  let environ: string;
+  try {
+    environ = readFileSync(`/proc/${pid}/environ`, "latin1");
+  } catch {
+    return true;
+  }
+  return environ.split("\0").includes(`BLACKBOX_RUN=${run}`);
 }
 
 /** The run's end, by its root: whether a process of the run claimed `path`; the run's lock is removed. */
