@@ -1,8 +1,10 @@
 /**
  * Process end, seen once for every live session: normal exit (with its code), an
  * uncaught exception or unhandled rejection, SIGINT, SIGTERM and SIGHUP (a closed
- * terminal, or `blackbox` passing one on: ended like SIGTERM, exit code 129, unless the app
- * listens for SIGHUP itself, as a reload: then its run goes on). Listeners are
+ * terminal, or `blackbox` passing one on: ended like SIGTERM, exit code 129; an app that
+ * goes on after it, as a reload, has its run ended there all the same: another listener
+ * cannot be told from a library's that re-raises the signal, as signal-exit does, once it
+ * is the last). Listeners are
  * installed once per process (state on a global symbol, so two copies of the package
  * share it) and removed when the last session is gone.
  */
@@ -52,9 +54,6 @@ function install(s: ExitState): void {
     s.uncaught = err;
   };
   const onSignal = (signal: ExitSignal): void => {
-    // An app that handles SIGHUP itself (a reload) goes on running: so does its run. It ends
-    // the run when it exits, as any process does. (SIGINT and SIGTERM end the run either way.)
-    if (signal === "SIGHUP" && process.listenerCount("SIGHUP") > 1) return;
     runAll({ exitCode: 128 + SIGNALS[signal], signal, uncaught: s.uncaught });
     uninstall();
     // Nobody else handles it: end the way the signal would have ended us.

@@ -122,31 +122,26 @@ console.log("agent done");
   }
 });
 
-describe("an app that handles SIGHUP itself (a reload) goes on recording", () => {
-  it("both calls are in the cassette, which ends run_completed", async () => {
-    const out = join(fx.dir, "reload.json");
-    fx.fake.enqueue({ json: anthropicMessage({ text: "one" }) }, { json: anthropicMessage({ text: "two" }) });
+describe("SIGHUP beside a library that re-raises it once its listener is the last (signal-exit's way)", () => {
+  it("the run ends: a run_failed cassette, exit code 129", async () => {
+    const out = join(fx.dir, "hup-lib.json");
+    fx.fake.enqueue({ json: anthropicMessage({ text: "one" }) });
     const file = agent(
-      "reload",
+      "hup-lib",
       `import Anthropic from "@anthropic-ai/sdk";
-let reloads = 0;
-process.on("SIGHUP", () => reloads++);
-const client = new Anthropic({ maxRetries: 0 });
-const ask = (content) => client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content }] });
-const a = await ask("first");
+const mine = () => { if (process.listeners("SIGHUP").length === 1) { process.removeListener("SIGHUP", mine); process.kill(process.pid, "SIGHUP"); } };
+process.on("SIGHUP", mine);
+await new Anthropic({ maxRetries: 0 }).messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "first" }] });
 process.kill(process.pid, "SIGHUP");
-await new Promise((r) => setTimeout(r, 50));
-const b = await ask("second");
-console.log(reloads, a.content[0].text, b.content[0].text);
+await new Promise((r) => setTimeout(r, 3000));
+console.log("still alive");
 `,
     );
     const r = await hookedNode(fx.dir, [file], env(out));
-    expect(r.stdout).toBe("1 one two\n");
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("still alive");
+    expect(r.signal ?? r.code).toBe("SIGHUP");
     const trace = JSON.parse(readFileSync(out, "utf8"));
-    expect(trace.steps.map((s: { type: string }) => s.type)).toEqual(["model_input", "model_output", "model_input", "model_output", "metadata"]);
-    expect(trace.steps.at(-1).payload.event).toBe("run_completed");
+    expect(trace.steps.at(-1).payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 129 });
   });
 });
 
