@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SessionError } from "../errors.js";
@@ -48,12 +48,35 @@ function pidNamespace(): string {
 
 /**
  * Whether `pid`, of pid namespace `ns` ("" when not known), is alive. A pid of another
- * namespace (a command run under `unshare -p`, a sandbox) means nothing here: undefined.
+ * namespace (a command run under `unshare -p`, a sandbox) means nothing here: undefined
+ * while some process is still in that namespace, false once none is (it ended with them).
  */
 function aliveIn(pid: number, ns: string): boolean | undefined {
   const mine = pidNamespace();
-  if (ns !== "" && mine !== "" && ns !== mine) return undefined;
+  if (ns !== "" && mine !== "" && ns !== mine) return namespaceInUse(ns) ? undefined : false;
   return pidAlive(pid);
+}
+
+/** Whether any process this one can see is in pid namespace `ns` (a scan of /proc, on the rare conflict paths only). */
+function namespaceInUse(ns: string): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  const link = `pid:[${ns}]`;
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (readlinkSync(`/proc/${e}/ns/pid`) !== link) continue;
+      const stat = readFileSync(`/proc/${e}/stat`, "latin1");
+      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") return true; // a zombie is gone
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return false;
 }
 
 /** A new run token: the root's pid and pid namespace first (so its processes can tell when the run is over). */

@@ -186,3 +186,29 @@ catch (err) { console.log("agent saw", err.status); }
     expect(r.code).toBe(2);
   });
 });
+
+describe("a stale lock of a process killed in its own pid namespace", () => {
+  it("is taken over once nothing is left in that namespace", async () => {
+    const out = join(fx.dir, "ns-stale.json");
+    fx.fake.enqueue({ json: anthropicMessage({ text: "one" }) }, { json: anthropicMessage({ text: "two" }) });
+    const file = agent(
+      "ns-sleeper",
+      `import Anthropic from "@anthropic-ai/sdk";
+const r = await new Anthropic({ maxRetries: 0 }).messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
+console.log("got", r.content[0].text);
+if (process.env.SLEEP) await new Promise((r) => setTimeout(r, 20000));
+`,
+    );
+    const { runProcess } = await import("../helpers/child.js");
+    const { REGISTER } = await import("./zeroCodeHelpers.js");
+    const killed = await runProcess("timeout", ["-s", "KILL", "3", "unshare", "-p", "-f", "--kill-child", "--mount-proc", process.execPath, "--import", REGISTER, file], {
+      cwd: fx.dir, env: { ...env(out), SLEEP: "1" },
+    });
+    expect(killed.stdout).toContain("got one");
+    const again = await hookedNode(fx.dir, [file], env(out));
+    expect(again.stderr).toBe("");
+    expect(again.stdout).toContain("got two");
+    expect(again.code).toBe(0);
+    expect(JSON.parse(readFileSync(out, "utf8")).steps.at(-1).payload.event).toBe("run_completed");
+  });
+});
