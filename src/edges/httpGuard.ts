@@ -12,6 +12,7 @@ import { BlackboxUnsupportedError } from "../errors.js";
 
 interface OutgoingRequest {
   method: string;
+  shouldKeepAlive?: boolean;
   protocol?: string;
   host?: string;
   path: string;
@@ -22,6 +23,8 @@ interface OutgoingRequest {
 export interface GuardedSession {
   mode: string;
   route(url: string): string | undefined;
+  onProviderHost(url: string): boolean;
+  forwardsOther(): boolean;
   modelEndpoint(method: string, url: string): string | undefined;
   fail(err: BlackboxUnsupportedError): void;
 }
@@ -46,14 +49,16 @@ export function refusalFor(request: OutgoingRequest, url: string, mode: string, 
 }
 
 /**
- * Stops and reports requests to a provider made with Node's http client; returns the undo.
- * `http.client.request.start` comes once the request is written to its socket. On a new
- * socket that is still connecting (and, for https, not through TLS), so nothing has left
- * the process: the request is destroyed there. Only a kept-alive socket that already
- * carried a request would have sent it by then, so every request to a provider origin is
- * stopped, not only model calls: none ever gets a socket to reuse. A connect that fails at
+ * Stops and reports model calls made with Node's http client (and, in replay, any call to a
+ * provider, which a replay cannot answer); returns the undo. `http.client.request.start`
+ * comes once the request is written to its socket. On a new socket that is still
+ * connecting (and, for https, not through TLS), nothing has left the process: the request
+ * is destroyed there. A kept-alive socket that already carried a request would have sent
+ * it by then, so no request to a provider's host keeps its socket alive (one record lets
+ * through, say GET /v1/models, goes, on a socket closed after it). A connect that fails at
  * once (no network at all, as in an offline replay) fails the request before that, and
- * `http.client.request.error` names it.
+ * `http.client.request.error` names it. Not stopped in time: a client that hands Node a
+ * socket it connected itself (`createConnection`, a proxy tunnel agent).
  */
 export function guardHttpClients(session: GuardedSession): () => void {
   const refused = new WeakSet<object>();
@@ -61,11 +66,19 @@ export function guardHttpClients(session: GuardedSession): () => void {
     const request = (message as { request?: OutgoingRequest }).request;
     if (!request || typeof request.getHeader !== "function" || refused.has(request)) return;
     const host = String(request.getHeader("host") ?? request.host ?? "");
-    const url = `${request.protocol ?? "http:"}//${host}${request.path}`;
+    // a request to a proxy names its target in full (absolute-form)
+    const url = /^https?:\/\//i.test(request.path) ? request.path : `${request.protocol ?? "http:"}//${host}${request.path}`;
     let refusal: BlackboxUnsupportedError;
     try {
-      if (!session.route(url)) return;
-      refusal = refusalFor(request, url, session.mode, session.modelEndpoint(request.method, url) !== undefined);
+      if (!session.onProviderHost(url) && !session.route(url)) return;
+      const model = session.modelEndpoint(request.method, url) !== undefined;
+      if (!model && (!session.route(url) || session.forwardsOther())) {
+        // not a model call, and one record passes upstream (as handleOther does): it goes, but
+        // its socket is not kept alive, so no model call can later be written to it unseen
+        request.shouldKeepAlive = false;
+        return;
+      }
+      refusal = refusalFor(request, url, session.mode, model);
       session.fail(refusal);
     } catch (err) {
       refusal = err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError(String((err as Error)?.message ?? err));

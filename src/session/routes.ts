@@ -20,6 +20,20 @@ export class ProviderRoutes {
     this.origins.sort((a, b) => b.prefix.length - a.prefix.length);
   }
 
+  /** Whether `url` is on the host (scheme, host, port) of a provider's base URL, whatever its path. */
+  onProviderHost(url: string): boolean {
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      return false;
+    }
+    this.hosts ??= new Set(this.origins.map((o) => { try { return new URL(o.prefix).origin; } catch { return ""; } }));
+    return this.hosts.has(origin);
+  }
+
+  private hosts: Set<string> | undefined;
+
   route(url: string): ProviderName | undefined {
     const under = (prefix: string) => url === prefix || url.startsWith(prefix + "/") || url.startsWith(prefix + "?");
     const matching = this.origins.filter((o) => under(o.prefix));

@@ -165,6 +165,16 @@ export class SessionImpl implements Session {
     this.firstError ??= err;
   }
 
+  /** Whether `url` is on a provider's host (src/edges/httpGuard.ts: such a socket is never kept alive). */
+  onProviderHost(url: string): boolean {
+    return this.mode !== "off" && this.routes.onProviderHost(url);
+  }
+
+  /** Whether a provider call that is not a model call goes upstream (record, a live fork), as handleOther does. */
+  forwardsOther(): boolean {
+    return this.mode === "record" || (this.mode === "fork" && (this.opts.continueWith ?? "live") === "live");
+  }
+
   /** The provider of a model-call endpoint (method + URL), else undefined. */
   modelEndpoint(method: string, url: string): ProviderName | undefined {
     const provider = this.route(url);

@@ -106,7 +106,7 @@ test("an openai 4.x found from neither folder is stopped at its first model call
   expect(replayed.code).not.toBe(0);
 });
 
-test("an unswitched openai 4.x never reaches the provider, also on a kept-alive socket: its other calls are stopped too", async () => {
+test("an unswitched openai 4.x: its other calls go upstream in record on sockets not kept alive, so its model call after them is still stopped; replay answers neither", async () => {
   const agent = join(tmp.dir, "keepalive.mjs");
   writeFileSync(
     agent,
@@ -119,11 +119,42 @@ for (const call of [() => client.embeddings.create({ model: "e", input: "x" }), 
   );
   const seen = fake.requests.length;
   const out = join(tmp.dir, "keepalive.json");
-  const r = await hookedNode(tmp.dir, [agent], { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
-  expect(r.stdout).toBe("agent saw: APIConnectionError\nagent saw: APIConnectionError\n");
-  expect(r.stderr).toMatch(/^blackbox: a request to the provider \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\) went around Blackbox: openai 4\.104\.0 sent it with Node's http client \(node-fetch\)/m);
-  expect(fake.requests.length).toBe(seen); // neither call left the process
+  const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl };
+  const r = await hookedNode(tmp.dir, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  expect(r.stdout).toBe("agent saw: InternalServerError\nagent saw: APIConnectionError\n"); // the fake's 500 for the unqueued embeddings call
+  expect(fake.requests.slice(seen).map((q) => q.path)).toEqual(["/v1/embeddings"]); // the model call never left
+  expect(r.stderr).toMatch(/^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox/m);
   expect(exists(out)).toBe(false);
+
+  const cassette = join(tmp.dir, "openai4-agent.mjs.json");
+  const replayed = await hookedNode(tmp.dir, [agent], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette });
+  expect(replayed.stdout).toBe("agent saw: APIConnectionError\nagent saw: APIConnectionError\n");
+  expect(replayed.stderr).toMatch(/^blackbox: a request to the provider \(POST .*\/v1\/embeddings\) went around Blackbox: .* which a replay cannot answer/m);
+  expect(fake.requests.length).toBe(seen + 1);
+});
+
+test("a model call sent to an HTTP proxy (absolute-form) is stopped too", async () => {
+  const { createServer } = await import("node:http");
+  let proxied = 0;
+  const proxy = createServer((_q, res) => { proxied++; res.end("{}"); }).listen(0, "127.0.0.1");
+  await new Promise((ok) => proxy.once("listening", ok));
+  try {
+    const port = (proxy.address() as { port: number }).port;
+    const agent = join(tmp.dir, "proxied.mjs");
+    writeFileSync(agent, `import http from "node:http";
+const target = new URL(process.env.OPENAI_BASE_URL + "/chat/completions");
+const req = http.request({ host: "127.0.0.1", port: ${port}, method: "POST", path: target.href, headers: { host: target.host, "content-type": "application/json" } });
+req.on("error", (e) => console.log("agent saw:", e.message.slice(0, 40)));
+req.on("response", (res) => console.log("agent got", res.statusCode));
+req.end("{}");
+`);
+    const r = await hookedNode(tmp.dir, [agent], { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl, BLACKBOX_MODE: "record", BLACKBOX_OUT: join(tmp.dir, "proxied.json") });
+    expect(r.stdout).toMatch(/^agent saw: a model call \(POST http:\/\/127\.0\.0\.1/);
+    expect(r.stderr).toMatch(/^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox/m);
+    expect(proxied).toBe(0);
+  } finally {
+    proxy.close();
+  }
 });
 
 test("an openai 3.x of the script's own folder (a helper tool in the tree) does not stop the run; the working folder's would", async () => {
