@@ -29,12 +29,16 @@ function localTarget(from: string, spec: string): string | undefined {
   else if (isAbsolute(spec)) path = spec;
   else {
     if (spec.startsWith("node:") || builtinModules.includes(spec)) return undefined;
-    try {
-      const found = createRequire(from).resolve(spec);
-      return isAbsolute(found) && !found.split(sep).includes("node_modules") ? found : undefined;
-    } catch {
-      return undefined;
+    let found = ownPackageTarget(from, spec); // as an import resolves it ("import" condition)
+    if (found === undefined) {
+      try {
+        found = createRequire(from).resolve(spec);
+      } catch {
+        return undefined;
+      }
     }
+    if (!isAbsolute(found) || found.split(sep).includes("node_modules")) return undefined;
+    path = found;
   }
   for (const ext of EXTENSIONS) if (isFile(path + ext)) return path + ext;
   const ts = TS_FOR_JS[extname(path)]; // TypeScript's `./tools.js` for tools.ts
@@ -76,16 +80,81 @@ function importsOf(file: string, parse: typeof import("es-module-lexer").parse, 
   return found;
 }
 
-/** The nearest package.json's "type" of a file's folder. */
-function packageType(file: string): string | undefined {
+interface PackageJson {
+  name?: string;
+  type?: string;
+  imports?: unknown;
+  exports?: unknown;
+}
+
+/** The nearest package.json of a file's folder, and its folder. */
+function packageOf(file: string): { dir: string; json: PackageJson } | undefined {
   for (let dir = dirname(file); ; dir = dirname(dir)) {
     try {
-      return (JSON.parse(readFileSync(resolve(dir, "package.json"), "utf8")) as { type?: string }).type ?? "commonjs";
+      return { dir, json: JSON.parse(readFileSync(resolve(dir, "package.json"), "utf8")) as PackageJson };
     } catch {
       // no (readable) package.json here: look further up
     }
     if (dirname(dir) === dir) return undefined;
   }
+}
+
+function packageType(file: string): string | undefined {
+  const pkg = packageOf(file);
+  return pkg ? (pkg.json.type ?? "commonjs") : undefined;
+}
+
+/** A package map entry's target for an import: a string, the first of a list, or the "import" / "node" / "default" branch. */
+function conditionTarget(entry: unknown, star: string): string | undefined {
+  if (typeof entry === "string") return entry.replaceAll("*", star);
+  if (Array.isArray(entry)) {
+    for (const e of entry) {
+      const t = conditionTarget(e, star);
+      if (t !== undefined) return t;
+    }
+    return undefined;
+  }
+  if (entry === null || typeof entry !== "object") return undefined;
+  for (const c of ["import", "node", "default"]) {
+    if (c in entry) {
+      const t = conditionTarget((entry as Record<string, unknown>)[c], star);
+      if (t !== undefined) return t;
+    }
+  }
+  return undefined;
+}
+
+/** `key` in an imports/exports map: exactly, or by a `*` pattern. */
+function mapTarget(map: Record<string, unknown>, key: string): string | undefined {
+  if (key in map) return conditionTarget(map[key], "");
+  for (const [k, v] of Object.entries(map)) {
+    const at = k.indexOf("*");
+    if (at < 0) continue;
+    const [head, tail] = [k.slice(0, at), k.slice(at + 1)];
+    if (key.startsWith(head) && key.endsWith(tail) && key.length >= k.length - 1) return conditionTarget(v, key.slice(head.length, key.length - tail.length));
+  }
+  return undefined;
+}
+
+/**
+ * A `#imports` specifier or the package's own name (`pkg/tools`), resolved through the
+ * package.json of `from` as an ES import is: the file of the project it names, if any.
+ */
+function ownPackageTarget(from: string, spec: string): string | undefined {
+  const pkg = packageOf(from);
+  if (!pkg) return undefined;
+  const { name, imports, exports } = pkg.json;
+  let target: string | undefined;
+  if (spec.startsWith("#")) {
+    if (imports && typeof imports === "object") target = mapTarget(imports as Record<string, unknown>, spec);
+  } else if (name && (spec === name || spec.startsWith(`${name}/`)) && exports !== undefined) {
+    const subpath = `.${spec.slice(name.length)}`;
+    const map = exports && typeof exports === "object" && !Array.isArray(exports) && Object.keys(exports).some((k) => k.startsWith("."))
+      ? (exports as Record<string, unknown>)
+      : { ".": exports };
+    target = mapTarget(map, subpath);
+  }
+  return target?.startsWith("./") ? resolve(pkg.dir, target) : undefined;
 }
 
 /**

@@ -178,6 +178,13 @@ test("importing a TypeScript tools module (jiti's own copy) is fine; a #imports 
   writeFileSync(join(alias, "package.json"), JSON.stringify({ name: "aliased", type: "module", imports: { "#tools": "./tools.mjs" } }));
   expect(await refused(alias)).toContain("(blackbox.config.ts -> tools.mjs)");
 
+  const conditional = project("blackbox.config.ts", 'import * as t from "#tools";\nimport * as u from "cfgpkg/tools";\nvoid u;\nexport default { tools: [{ module: "./tools.mjs", exports: Object.keys(t) }] };\n');
+  writeFileSync(join(conditional, "package.json"), JSON.stringify({ name: "cfgpkg", type: "module", imports: { "#tools": { import: "./tools.mjs" } }, exports: { "./tools": { import: "./tools.mjs" } } }));
+  expect(await refused(conditional)).toContain("(blackbox.config.ts -> tools.mjs)");
+  const selfRef = project("blackbox.config.ts", 'import * as t from "selfpkg/tools";\nexport default { tools: [{ module: "./tools.mjs", exports: Object.keys(t) }] };\n');
+  writeFileSync(join(selfRef, "package.json"), JSON.stringify({ name: "selfpkg", type: "module", exports: { "./*": { import: "./*.mjs", require: "./nope.cjs" } } }));
+  expect(await refused(selfRef)).toContain("(blackbox.config.ts -> tools.mjs)");
+
   const cjs = project("blackbox.config.ts", 'import * as t from "./tools.cjs";\nvoid t;\nexport default { tools: [{ module: "./tools.cjs", exports: ["note"] }] };\n');
   writeFileSync(join(cjs, "tools.cjs"), "exports.note = async (t) => ({ t });\n");
   expect(await refused(cjs)).toContain("(blackbox.config.ts -> tools.cjs)");
