@@ -151,8 +151,11 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
     // tool_result (a recorded agent's fork writes it at K) is missing. The prefix of a fork
     // of a fork holds its parent's fork point, which this cassette does not name: a turn
     // may start that way anywhere before K, on the same terms.
-    const forkTurn = i === forkAt ? type === "model_input" || type === "metadata" : forkAt !== undefined && i < forkAt && type === "model_input";
-    if (forkTurn && (pending !== undefined || round !== undefined)) {
+    const open = round?.single === true && round.output !== null && round.requested[0] !== undefined && !round.seen.has(round.requested[0].toolCallId);
+    const forkTurn = i === forkAt
+      ? type === "model_input" || type === "metadata"
+      : forkAt !== undefined && i < forkAt && type === "model_input" && (pending !== undefined || open);
+    if (forkTurn) {
       if (pending?.kind === "result" && resultPartFor(p, pending.call.toolCallId)) {
         problem(i, stepAt(i, "type"), `step ${i} is the fork point, so it must be the tool_result of ${pending.call.toolCallId} (tool_call at step ${pending.at}) with the replacement result, but it is a ${String(type)} whose messages already carry a result for ${pending.call.toolCallId}.`);
       }

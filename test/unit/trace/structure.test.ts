@@ -226,6 +226,20 @@ describe("every cassette the code writes verifies", () => {
     }
   });
 
+  it("a fork child's prefix is still checked where no earlier fork can have left a turn open", async () => {
+    const child = await forkRun(demo, { forkIndex: 7, replacement: { forecast: "rain" }, client: new DemoModelClient(), tools: demoTools });
+    const firstResult = child.steps.findIndex((st) => st.type === "tool_result");
+    expect(firstResult).toBeLessThan(7);
+    const swapped = edited(child, (t) => {
+      const r = t.steps[firstResult]!;
+      t.steps[firstResult] = t.steps[firstResult - 1]!;
+      t.steps[firstResult - 1] = r;
+    });
+    expect(problemsOf(swapped).length).toBeGreaterThan(0);
+    const renamed = edited(child, (t) => ((t.steps[firstResult]!.payload as { toolName: string }).toolName = "other_tool"));
+    expect(problemsOf(renamed).some((p) => p.step === firstResult)).toBe(true);
+  });
+
   it("the demo run and its forks with --set", async () => {
     expect(verifyTrace(demo)).toEqual({ ok: true, problems: [] });
     for (const at of [3, 7]) {
