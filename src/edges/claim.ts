@@ -46,14 +46,19 @@ function pidNamespace(): string {
   return ownNamespace ?? "";
 }
 
+/** The kernel's initial pid namespace (PROC_PID_INIT_INO): every other one is below it. */
+const INIT_PID_NAMESPACE = "4026531836";
+
 /**
  * Whether `pid`, of pid namespace `ns` ("" when not known), is alive. A pid of another
- * namespace (a command run under `unshare -p`, a sandbox) means nothing here: undefined
- * while some process is still in that namespace, false once none is (it ended with them).
+ * namespace (a command run under `unshare -p`, a sandbox) means nothing here: undefined.
+ * From the initial namespace every other one is below and in view: there it is false once
+ * no process is left in that namespace (it ended with them). From a nested one, the other
+ * may be above, out of sight: undefined.
  */
 function aliveIn(pid: number, ns: string): boolean | undefined {
   const mine = pidNamespace();
-  if (ns !== "" && mine !== "" && ns !== mine) return namespaceInUse(ns) ? undefined : false;
+  if (ns !== "" && mine !== "" && ns !== mine) return mine === INIT_PID_NAMESPACE && !namespaceInUse(ns) ? false : undefined;
   return pidAlive(pid);
 }
 

@@ -31,16 +31,19 @@ export interface GuardedSession {
 
 /** The SDK and version a Stainless client names in its headers ("openai 4.104.0"), if any. */
 function sdkOf(request: OutgoingRequest): string | undefined {
-  const version = request.getHeader("x-stainless-package-version");
   const agent = String(request.getHeader("user-agent") ?? "");
+  const version = request.getHeader("x-stainless-package-version") ?? /^OpenAI\/NodeJS\/(\S+)/.exec(agent)?.[1]; // openai 3: axios
   const name = /^OpenAI\//.test(agent) ? "openai" : /^Anthropic\//.test(agent) ? "@anthropic-ai/sdk" : undefined;
   return name && version ? `${name} ${String(version)}` : name;
 }
 
 export function refusalFor(request: OutgoingRequest, url: string, mode: string, model: boolean): BlackboxUnsupportedError {
   const sdk = sdkOf(request);
-  const who = sdk ? `${sdk} sent it with Node's http client (node-fetch)` : "it was sent with Node's http client (node-fetch, axios, got ...)";
-  const fix = sdk
+  const who = sdk ? `${sdk} sent it with Node's http client (${/^openai [0-3]\./.test(sdk) ? "axios" : "node-fetch"})` : "it was sent with Node's http client (node-fetch, axios, got ...)";
+  const axios = /^openai [0-3]\./.test(sdk ?? "");
+  const fix = axios
+    ? `${sdk} sends requests with axios, which Blackbox cannot see: upgrade to openai >= 4 (5 or later recommended)`
+    : sdk
     ? `The copy of ${sdk.split(" ")[0]} that sent it was not found from the working folder or the script's folder, so Blackbox could not switch it to fetch: run the command from the folder that installs it, import "${sdk.split(" ")[0]}/shims/web" before "${sdk.split(" ")[0]}" in the agent, or upgrade it (openai 5 and later, and @anthropic-ai/sdk 1.x, use fetch)`
     : "Send model calls with the official SDKs (they use fetch), or pass bb.fetch as the client's fetch";
   return new BlackboxUnsupportedError(

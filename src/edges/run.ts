@@ -6,6 +6,9 @@
  * that nobody made a call of is a divergence, a record that nobody made one of wrote
  * nothing (claim.ts has the lock and the marks).
  */
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ReplayDivergenceError } from "../errors.js";
 import { loadTraceSync } from "../session/lazy.js";
 import { divergence } from "../session/source.js";
@@ -34,8 +37,22 @@ export function noCallsDivergence(trace: Trace, who: string): ReplayDivergenceEr
  * call must not fail the run).
  */
 export function hookOnCommandLine(execArgv: readonly string[] = process.execArgv): boolean {
-  const named = (spec: string): boolean => spec === "@ardaulas/blackbox/register" || /(^|[/\\])register\.mjs$/.test(spec);
+  const ours = realOrSame(fileURLToPath(new URL("../../register.mjs", import.meta.url))); // dist/edges or dist/register-bundle
+  const named = (spec: string): boolean => {
+    if (spec === "@ardaulas/blackbox/register") return true;
+    if (!/register\.mjs$/.test(spec)) return false; // an app's own loader of another name: not ours
+    const path = spec.startsWith("file:") ? fileURLToPath(spec) : resolve(spec);
+    return realOrSame(path) === ours;
+  };
   return execArgv.some((a, i) => (a === "--import" && named(execArgv[i + 1] ?? "")) || (a.startsWith("--import=") && named(a.slice(9))));
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /**

@@ -333,6 +333,20 @@ test("NODE_OPTIONS set by hand: a hooked step that makes no call (a build before
   expect(r.code).toBe(0);
 });
 
+test("an app's own loader named register.mjs on the command line does not make a process the run's root", async () => {
+  writeFileSync(join(project, "register.mjs"), "// the app's own loader\n");
+  try {
+    const env = { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: trip, ANTHROPIC_API_KEY: "placeholder-key-not-sent", NODE_OPTIONS: `--import ${REGISTER}` };
+    const own = `${process.execPath} --import ./register.mjs`;
+    const r = await runProcess("sh", ["-c", `${own} -e 0 && ${own} agent.mjs`], { cwd: project, env, offline: true });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
+    expect(r.code).toBe(0);
+  } finally {
+    rmSync(join(project, "register.mjs"), { force: true });
+  }
+});
+
 test("a command that changes TMPDIR, or runs the agent in a pid namespace of its own, still replays", async () => {
   const other = join(tmp.dir, "other-tmp");
   const { mkdirSync } = await import("node:fs");
