@@ -104,7 +104,10 @@ function packageType(file: string): string | undefined {
   return pkg ? (pkg.json.type ?? "commonjs") : undefined;
 }
 
-/** A package map entry's target for an import: a string, the first of a list, or the "import" / "node" / "default" branch. */
+/** The conditions Node's ESM loader (which jiti hands JavaScript to) matches, in a map's own key order. */
+const IMPORT_CONDITIONS = new Set(["node", "import", "module-sync", "default"]);
+
+/** A package map entry's target for an import: a string, the first of a list, or the first branch (in key order) whose condition matches. */
 function conditionTarget(entry: unknown, star: string): string | undefined {
   if (typeof entry === "string") return entry.replaceAll("*", star);
   if (Array.isArray(entry)) {
@@ -115,25 +118,26 @@ function conditionTarget(entry: unknown, star: string): string | undefined {
     return undefined;
   }
   if (entry === null || typeof entry !== "object") return undefined;
-  for (const c of ["import", "node", "default"]) {
-    if (c in entry) {
-      const t = conditionTarget((entry as Record<string, unknown>)[c], star);
-      if (t !== undefined) return t;
-    }
+  for (const [c, branch] of Object.entries(entry)) {
+    if (!IMPORT_CONDITIONS.has(c)) continue;
+    const t = conditionTarget(branch, star);
+    if (t !== undefined) return t;
   }
   return undefined;
 }
 
-/** `key` in an imports/exports map: exactly, or by a `*` pattern. */
+/** `key` in an imports/exports map: exactly, or by the `*` pattern Node picks (the longest part before `*`, then the longest key). */
 function mapTarget(map: Record<string, unknown>, key: string): string | undefined {
-  if (key in map) return conditionTarget(map[key], "");
-  for (const [k, v] of Object.entries(map)) {
+  if (key in map && !key.includes("*")) return conditionTarget(map[key], "");
+  let best: { k: string; head: string; tail: string } | undefined;
+  for (const k of Object.keys(map)) {
     const at = k.indexOf("*");
     if (at < 0) continue;
     const [head, tail] = [k.slice(0, at), k.slice(at + 1)];
-    if (key.startsWith(head) && key.endsWith(tail) && key.length >= k.length - 1) return conditionTarget(v, key.slice(head.length, key.length - tail.length));
+    if (!key.startsWith(head) || !key.endsWith(tail) || key.length < k.length - 1) continue;
+    if (!best || head.length > best.head.length || (head.length === best.head.length && k.length > best.k.length)) best = { k, head, tail };
   }
-  return undefined;
+  return best && conditionTarget(map[best.k], key.slice(best.head.length, key.length - best.tail.length));
 }
 
 /**

@@ -24,6 +24,7 @@ export interface GuardedSession {
   mode: string;
   route(url: string): string | undefined;
   onProviderHost(url: string): boolean;
+  onProviderHostname(hostname: string): boolean;
   forwardsOther(): boolean;
   modelEndpoint(method: string, url: string): string | undefined;
   fail(err: BlackboxUnsupportedError): void;
@@ -70,10 +71,16 @@ export function guardHttpClients(session: GuardedSession): () => void {
     if (!request || typeof request.getHeader !== "function" || refused.has(request)) return;
     const host = String(request.getHeader("host") ?? request.host ?? "");
     // a request to a proxy names its target in full (absolute-form)
-    const url = /^https?:\/\//i.test(request.path) ? request.path : `${request.protocol ?? "http:"}//${host}${request.path}`;
+    const viaProxy = /^https?:\/\//i.test(request.path);
+    const url = viaProxy ? request.path : `${request.protocol ?? "http:"}//${host}${request.path}`;
     let refusal: BlackboxUnsupportedError;
     try {
-      if (!session.onProviderHost(url) && !session.route(url)) return;
+      if (!session.onProviderHost(url) && !session.route(url)) {
+        // a socket a later model call could be written to (a proxy's, or one to a provider's
+        // host under another Host header) is not kept alive either
+        if (viaProxy || session.onProviderHostname(String(request.host ?? ""))) request.shouldKeepAlive = false;
+        return;
+      }
       const model = session.modelEndpoint(request.method, url) !== undefined;
       if (!model && (!session.route(url) || session.forwardsOther())) {
         // not a model call, and one record passes upstream (as handleOther does): it goes, but

@@ -33,6 +33,13 @@ export class ProviderRoutes {
   }
 
   private hosts: Set<string> | undefined;
+  private hostnames: Set<string> | undefined;
+
+  /** Whether `hostname` is the host name of a provider's base URL (any port, any scheme). */
+  onProviderHostname(hostname: string): boolean {
+    this.hostnames ??= new Set(this.origins.map((o) => { try { return new URL(o.prefix).hostname; } catch { return ""; } }));
+    return this.hostnames.has(hostname.replace(/^\[|\]$/g, "").toLowerCase());
+  }
 
   route(url: string): ProviderName | undefined {
     const under = (prefix: string) => url === prefix || url.startsWith(prefix + "/") || url.startsWith(prefix + "?");

@@ -170,6 +170,11 @@ export class SessionImpl implements Session {
     return this.mode !== "off" && this.routes.onProviderHost(url);
   }
 
+  /** Whether a socket to `hostname` (the connection's host, whatever the Host header says) may reach a provider. */
+  onProviderHostname(hostname: string): boolean {
+    return this.mode !== "off" && this.routes.onProviderHostname(hostname);
+  }
+
   /** Whether a provider call that is not a model call goes upstream (record, a live fork), as handleOther does. */
   forwardsOther(): boolean {
     return this.mode === "record" || (this.mode === "fork" && (this.opts.continueWith ?? "live") === "live");

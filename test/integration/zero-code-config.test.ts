@@ -185,6 +185,15 @@ test("importing a TypeScript tools module (jiti's own copy) is fine; a #imports 
   writeFileSync(join(selfRef, "package.json"), JSON.stringify({ name: "selfpkg", type: "module", exports: { "./*": { import: "./*.mjs", require: "./nope.cjs" } } }));
   expect(await refused(selfRef)).toContain("(blackbox.config.ts -> tools.mjs)");
 
+  // Node's choice, not a fixed order: the first matching condition in key order, the longest * pattern
+  const order = project("blackbox.config.ts", 'import * as t from "#tools";\nimport * as p from "#t/tools.mjs";\nvoid p;\nexport default { tools: [{ module: "./tools.mjs", exports: Object.keys(t) }] };\n');
+  writeFileSync(join(order, "other.mjs"), "export const x = 1;\n");
+  writeFileSync(join(order, "package.json"), JSON.stringify({ type: "module", imports: { "#tools": { node: "./tools.mjs", import: "./other.mjs" }, "#t/*": "./lib/*", "#t/tools*": "./tools*" } }));
+  expect(await refused(order)).toContain("(blackbox.config.ts -> tools.mjs)");
+  const pattern = project("blackbox.config.ts", 'import * as p from "#t/tools.mjs";\nexport default { tools: [{ module: "./tools.mjs", exports: Object.keys(p) }] };\n');
+  writeFileSync(join(pattern, "package.json"), JSON.stringify({ type: "module", imports: { "#t/*": "./lib/*", "#t/tools*": "./tools*" } }));
+  expect(await refused(pattern)).toContain("(blackbox.config.ts -> tools.mjs)");
+
   const cjs = project("blackbox.config.ts", 'import * as t from "./tools.cjs";\nvoid t;\nexport default { tools: [{ module: "./tools.cjs", exports: ["note"] }] };\n');
   writeFileSync(join(cjs, "tools.cjs"), "exports.note = async (t) => ({ t });\n");
   expect(await refused(cjs)).toContain("(blackbox.config.ts -> tools.cjs)");

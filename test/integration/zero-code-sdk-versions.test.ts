@@ -133,25 +133,30 @@ for (const call of [() => client.embeddings.create({ model: "e", input: "x" }), 
   expect(fake.requests.length).toBe(seen + 1);
 });
 
-test("a model call sent to an HTTP proxy (absolute-form) is stopped too", async () => {
+test("a model call sent to an HTTP proxy (absolute-form) is stopped too, also after another request on a kept-alive proxy socket", async () => {
   const { createServer } = await import("node:http");
-  let proxied = 0;
-  const proxy = createServer((_q, res) => { proxied++; res.end("{}"); }).listen(0, "127.0.0.1");
+  const proxied: string[] = [];
+  const proxy = createServer((q, res) => { proxied.push(`${q.method} ${q.url}`); res.end("{}"); }).listen(0, "127.0.0.1");
   await new Promise((ok) => proxy.once("listening", ok));
   try {
     const port = (proxy.address() as { port: number }).port;
     const agent = join(tmp.dir, "proxied.mjs");
     writeFileSync(agent, `import http from "node:http";
-const target = new URL(process.env.OPENAI_BASE_URL + "/chat/completions");
-const req = http.request({ host: "127.0.0.1", port: ${port}, method: "POST", path: target.href, headers: { host: target.host, "content-type": "application/json" } });
-req.on("error", (e) => console.log("agent saw:", e.message.slice(0, 40)));
-req.on("response", (res) => console.log("agent got", res.statusCode));
-req.end("{}");
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const send = (method, target) => new Promise((done) => {
+  const req = http.request({ agent, host: "127.0.0.1", port: ${port}, method, path: target.href, headers: { host: target.host, "content-type": "application/json" } });
+  req.on("error", (e) => { console.log("agent saw:", e.message.slice(0, 40)); done(); });
+  req.on("response", (res) => { res.resume(); res.on("end", () => { console.log("agent got", res.statusCode); done(); }); });
+  req.end(method === "POST" ? "{}" : undefined);
+});
+await send("GET", new URL("http://example.com/")); // another host through the same proxy first: its socket must not carry the next call
+await send("POST", new URL(process.env.OPENAI_BASE_URL + "/chat/completions"));
+agent.destroy();
 `);
     const r = await hookedNode(tmp.dir, [agent], { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl, BLACKBOX_MODE: "record", BLACKBOX_OUT: join(tmp.dir, "proxied.json") });
-    expect(r.stdout).toMatch(/^agent saw: a model call \(POST http:\/\/127\.0\.0\.1/);
+    expect(r.stdout).toMatch(/^agent got 200\nagent saw: a model call \(POST http:\/\/127\.0\.0\.1/);
     expect(r.stderr).toMatch(/^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox/m);
-    expect(proxied).toBe(0);
+    expect(proxied).toEqual(["GET http://example.com/"]);
   } finally {
     proxy.close();
   }
