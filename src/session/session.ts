@@ -61,6 +61,8 @@ export class SessionImpl implements Session {
   private finished = false;
   private firstError: BlackboxError | undefined;
   private claimError: BlackboxError | undefined;
+  /** The signal that ended the run at process end, when the process then went on (a reload on SIGHUP). */
+  private endedBy: string | undefined;
   private thinkingSeen = false;
   private released: (() => void) | undefined;
   private activeFlag = false;
@@ -189,6 +191,9 @@ export class SessionImpl implements Session {
 
   private guard(what: string): void {
     if (this.finished) {
+      if (this.endedBy) {
+        throw new SessionError(`${what} after the run ended on ${this.endedBy}: the cassette was finished then, so this call is not recorded or replayed. Record the process again without sending it ${this.endedBy}.`);
+      }
       throw new SessionError(`${what} after finish(): the run is over. Create a new session (blackbox()) for another run.`);
     }
     if (this.firstError && this.mode !== "record") throw this.firstError;
@@ -572,6 +577,7 @@ export class SessionImpl implements Session {
 
   private onExit(info: ExitInfo): void {
     if (this.finished) return;
+    this.endedBy = info.signal;
     if (this.opts.claim && !this.released) {
       // a process that made no call writes nothing; one refused the claim says why (the agent only saw an SDK error)
       if (this.claimError) throw this.claimError;

@@ -218,3 +218,26 @@ if (process.env.SLEEP) await new Promise((r) => setTimeout(r, 20000));
     expect(JSON.parse(readFileSync(out, "utf8")).steps.at(-1).payload.event).toBe("run_completed");
   });
 });
+
+describe("an app that reloads on SIGHUP and goes on", () => {
+  it("its recording ends at the SIGHUP; a later call is refused, saying so", async () => {
+    const out = join(fx.dir, "reload.json");
+    fx.fake.enqueue({ json: anthropicMessage({ text: "one" }) });
+    const file = agent(
+      "reload",
+      `import Anthropic from "@anthropic-ai/sdk";
+process.on("SIGHUP", () => console.log("reloaded"));
+const client = new Anthropic({ maxRetries: 0 });
+const ask = (content) => client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content }] });
+await ask("first");
+process.kill(process.pid, "SIGHUP");
+await new Promise((r) => setTimeout(r, 50));
+try { await ask("second"); } catch (err) { console.log("second:", err.message); }
+`,
+    );
+    const r = await hookedNode(fx.dir, [file], env(out));
+    expect(r.stdout).toContain("reloaded\n");
+    expect(r.stdout).toContain("second: 400 [blackbox] a model call after the run ended on SIGHUP: the cassette was finished then, so this call is not recorded or replayed.");
+    expect(JSON.parse(readFileSync(out, "utf8")).steps.at(-1).payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 129 });
+  });
+});
