@@ -22,14 +22,15 @@ const isFile = (p: string): boolean => existsSync(p) && statSync(p).isFile();
  * node_modules). A bare specifier is resolved as Node would (`#imports`, the package's
  * own name): it may still name a file of the project.
  */
-function localTarget(from: string, spec: string): string | undefined {
+function localTarget(from: string, spec: string, kind: "import" | "require" = "import"): string | undefined {
   let path: string;
   if (spec.startsWith("file:")) path = fileURLToPath(spec);
   else if (spec.startsWith("./") || spec.startsWith("../") || spec === "." || spec === "..") path = resolve(dirname(from), spec);
   else if (isAbsolute(spec)) path = spec;
   else {
     if (spec.startsWith("node:") || builtinModules.includes(spec)) return undefined;
-    let found = ownPackageTarget(from, spec); // as an import resolves it ("import" condition)
+    // as an import resolves it (the "import" condition), or a require() (Node's own require resolution)
+    let found = kind === "import" ? ownPackageTarget(from, spec) : undefined;
     if (found === undefined) {
       try {
         found = createRequire(from).resolve(spec);
@@ -73,7 +74,7 @@ function importsOf(file: string, parse: typeof import("es-module-lexer").parse, 
   if (!esm) {
     // CommonJS: its require() calls of a string
     for (const m of source.matchAll(/\brequire\s*\(\s*(["'])([^"']+)\1\s*\)/g)) {
-      const target = localTarget(file, m[2]!);
+      const target = localTarget(file, m[2]!, "require");
       if (target) found.push(target);
     }
   }

@@ -25,6 +25,7 @@ export interface GuardedSession {
   route(url: string): string | undefined;
   onProviderHost(url: string): boolean;
   onProviderHostname(hostname: string): boolean;
+  urlsOnHostname(hostname: string, path: string): string[];
   forwardsOther(): boolean;
   modelEndpoint(method: string, url: string): string | undefined;
   fail(err: BlackboxUnsupportedError): void;
@@ -69,10 +70,14 @@ export function guardHttpClients(session: GuardedSession): () => void {
   const check = (message: unknown, stop: boolean): void => {
     const request = (message as { request?: OutgoingRequest }).request;
     if (!request || typeof request.getHeader !== "function" || refused.has(request)) return;
-    const host = String(request.getHeader("host") ?? request.host ?? "");
+    const header = request.getHeader("host");
     // a request to a proxy names its target in full (absolute-form)
     const viaProxy = /^https?:\/\//i.test(request.path);
-    const url = viaProxy ? request.path : `${request.protocol ?? "http:"}//${host}${request.path}`;
+    // with no Host header the port is not known here: the provider origin on that host whose model endpoint this path is
+    const guessed = header === undefined && !viaProxy ? session.urlsOnHostname(String(request.host ?? ""), request.path) : [];
+    const url = viaProxy
+      ? request.path
+      : (guessed.find((u) => session.modelEndpoint(request.method, u)) ?? guessed[0] ?? `${request.protocol ?? "http:"}//${String(header ?? request.host ?? "")}${request.path}`);
     let refusal: BlackboxUnsupportedError;
     try {
       if (!session.onProviderHost(url) && !session.route(url)) {
@@ -96,8 +101,16 @@ export function guardHttpClients(session: GuardedSession): () => void {
     refused.add(request);
     if (stop) request.destroy(refusal);
   };
-  const onStart = (message: unknown): void => check(message, true);
-  const onError = (message: unknown): void => check(message, false);
+  // a subscriber's exception would crash the app (Node rethrows it): the guard never throws
+  const safely = (message: unknown, stop: boolean): void => {
+    try {
+      check(message, stop);
+    } catch {
+      // nothing to stop that could be told from here
+    }
+  };
+  const onStart = (message: unknown): void => safely(message, true);
+  const onError = (message: unknown): void => safely(message, false);
   diagnostics.subscribe("http.client.request.start", onStart);
   diagnostics.subscribe("http.client.request.error", onError);
   return () => {

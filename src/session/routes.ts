@@ -1,6 +1,9 @@
 import { adapters, DEFAULT_ORIGINS } from "../providers/index.js";
 import type { ProviderName } from "../providers/types.js";
 
+/** A host name as compared: lower case, an IPv6 address without its brackets. */
+const bare = (hostname: string): string => hostname.replace(/^\[|\]$/g, "").toLowerCase();
+
 /**
  * Which provider a URL belongs to: the default origins, ANTHROPIC_BASE_URL /
  * OPENAI_BASE_URL, and the config's `providers`.
@@ -37,8 +40,22 @@ export class ProviderRoutes {
 
   /** Whether `hostname` is the host name of a provider's base URL (any port, any scheme). */
   onProviderHostname(hostname: string): boolean {
-    this.hostnames ??= new Set(this.origins.map((o) => { try { return new URL(o.prefix).hostname; } catch { return ""; } }));
-    return this.hostnames.has(hostname.replace(/^\[|\]$/g, "").toLowerCase());
+    this.hostnames ??= new Set(this.origins.map((o) => { try { return bare(new URL(o.prefix).hostname); } catch { return ""; } }));
+    return this.hostnames.has(bare(hostname));
+  }
+
+  /** The origins of the provider base URLs on `hostname` (for a request that names no port: no Host header). */
+  originsOn(hostname: string): string[] {
+    const out = new Set<string>();
+    for (const o of this.origins) {
+      try {
+        const u = new URL(o.prefix);
+        if (bare(u.hostname) === bare(hostname)) out.add(u.origin);
+      } catch {
+        // not a URL: never routed either
+      }
+    }
+    return [...out];
   }
 
   route(url: string): ProviderName | undefined {

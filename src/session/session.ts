@@ -172,6 +172,11 @@ export class SessionImpl implements Session {
     return this.mode !== "off" && this.routes.onProviderHost(url);
   }
 
+  /** The URLs a request with no Host header (so no port) may be going to: `path` on each provider origin of `hostname`. */
+  urlsOnHostname(hostname: string, path: string): string[] {
+    return this.mode === "off" ? [] : this.routes.originsOn(hostname).map((o) => o + path);
+  }
+
   /** Whether a socket to `hostname` (the connection's host, whatever the Host header says) may reach a provider. */
   onProviderHostname(hostname: string): boolean {
     return this.mode !== "off" && this.routes.onProviderHostname(hostname);
@@ -580,6 +585,7 @@ export class SessionImpl implements Session {
     this.endedBy = info.signal;
     if (this.opts.claim && !this.released) {
       // a process that made no call writes nothing; one refused the claim says why (the agent only saw an SDK error)
+      if (info.signal) this.finished = true; // an app going on after it (a reload): its later calls are refused, not sent live
       if (this.claimError) throw this.claimError;
       return;
     }

@@ -198,3 +198,12 @@ test("importing a TypeScript tools module (jiti's own copy) is fine; a #imports 
   writeFileSync(join(cjs, "tools.cjs"), "exports.note = async (t) => ({ t });\n");
   expect(await refused(cjs)).toContain("(blackbox.config.ts -> tools.cjs)");
 });
+
+test("a CommonJS config's require() of a #imports entry resolves with the require condition (not the import one)", async () => {
+  const dir = project("blackbox.config.js", 'const t = require("#tools");\nmodule.exports = { tools: [{ module: "./tools.mjs", exports: ["book"] }], ...(t.x ? {} : {}) };\n');
+  writeFileSync(join(dir, "other.cjs"), "exports.x = 1;\n");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ imports: { "#tools": { require: "./other.cjs", import: "./tools.mjs" } } }));
+  const r = await hookedNode(dir, ["agent.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "out.json") });
+  expect(r.stderr).toBe(noCassetteNotice(join(dir, "out.json")));
+  expect(r.stdout).toContain("agent ran");
+});

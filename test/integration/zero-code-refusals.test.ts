@@ -241,3 +241,67 @@ try { await ask("second"); } catch (err) { console.log("second:", err.message); 
     expect(JSON.parse(readFileSync(out, "utf8")).steps.at(-1).payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 129 });
   });
 });
+
+describe("fourth review: the guard's corner cases and a SIGHUP before the first call", () => {
+  const server = async (host: string) => {
+    const { createServer } = await import("node:http");
+    const seen: string[] = [];
+    const s = createServer((q, res) => { seen.push(`${q.method} ${q.url} ${q.socket.remotePort}`); res.setHeader("content-type", "application/json"); res.end("{}"); }).listen(0, host);
+    await new Promise((ok) => s.once("listening", ok));
+    return { seen, port: (s.address() as { port: number }).port, close: () => s.close() };
+  };
+  const sender = (host: string) => `import http from "node:http";
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const send = (o, body) => new Promise((done) => {
+  const req = http.request({ agent, host: ${JSON.stringify(host)}, port: Number(process.env.PORT), ...o });
+  req.on("error", (e) => { console.log("saw:", e.message.slice(0, 60)); done(); });
+  req.on("response", (res) => { res.resume(); res.on("end", () => { console.log("got", res.statusCode); done(); }); });
+  req.end(body);
+});
+if (process.env.FIRST) await send({ method: "GET", path: "/health", headers: { host: "status.example" } });
+await send({ method: "POST", path: "/v1/messages", setHost: process.env.NO_HOST ? false : true, headers: { "content-type": "application/json" } }, "{}");
+agent.destroy();
+`;
+
+  it("IPv6 base URL: a socket to the provider's address under another Host header is not kept for the model call", async () => {
+    const s = await server("::1");
+    try {
+      const file = agent("ipv6", sender("::1"));
+      const r = await hookedNode(fx.dir, [file], { ...env(join(fx.dir, "ipv6.json")), ANTHROPIC_BASE_URL: `http://[::1]:${s.port}`, PORT: String(s.port), FIRST: "1" });
+      expect(r.stdout).toMatch(/^got 200\nsaw: a model call \(POST http:\/\/\[::1\]:\d+\/v1\/messages\)/);
+      expect(s.seen.map((l) => l.split(" ").slice(0, 2).join(" "))).toEqual(["GET /health"]);
+    } finally {
+      s.close();
+    }
+  });
+
+  it("a request with no Host header (so no port) to the provider's host is still stopped", async () => {
+    const s = await server("127.0.0.1");
+    try {
+      const file = agent("nohost", sender("127.0.0.1"));
+      const r = await hookedNode(fx.dir, [file], { ...env(join(fx.dir, "nohost.json")), ANTHROPIC_BASE_URL: `http://127.0.0.1:${s.port}`, PORT: String(s.port), NO_HOST: "1" });
+      expect(r.stdout).toMatch(/^saw: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/messages\)/);
+      expect(r.stderr).toMatch(/^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/messages\) went around Blackbox/m);
+      expect(s.seen).toEqual([]);
+    } finally {
+      s.close();
+    }
+  });
+
+  it("an app that reloads on SIGHUP before its first call: the call is refused naming the signal, not sent live", async () => {
+    const seen = fx.fake.requests.length;
+    const file = agent(
+      "early-hup",
+      `import Anthropic from "@anthropic-ai/sdk";
+process.on("SIGHUP", () => {});
+process.kill(process.pid, "SIGHUP");
+await new Promise((r) => setTimeout(r, 50));
+try { await new Anthropic({ maxRetries: 0 }).messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "hi" }] }); console.log("sent live"); }
+catch (err) { console.log("refused:", err.message.slice(0, 80)); }
+`,
+    );
+    const r = await hookedNode(fx.dir, [file], env(join(fx.dir, "early-hup.json")));
+    expect(r.stdout).toMatch(/^refused: 400 \[blackbox\] a model call after the run ended on SIGHUP: the cassette/);
+    expect(fx.fake.requests.length).toBe(seen);
+  });
+});
