@@ -23,6 +23,21 @@ export class ProviderRoutes {
     this.origins.sort((a, b) => b.prefix.length - a.prefix.length);
   }
 
+  /** Each base URL's origin and bare host name, parsed once when first asked (only the http guard asks). */
+  private hosts: Array<{ origin: string; hostname: string }> | undefined;
+
+  private parsedHosts(): Array<{ origin: string; hostname: string }> {
+    this.hosts ??= this.origins.flatMap((o) => {
+      try {
+        const u = new URL(o.prefix);
+        return [{ origin: u.origin, hostname: bare(u.hostname) }];
+      } catch {
+        return []; // not a URL: never routed either
+      }
+    });
+    return this.hosts;
+  }
+
   /** Whether `url` is on the host (scheme, host, port) of a provider's base URL, whatever its path. */
   onProviderHost(url: string): boolean {
     let origin: string;
@@ -31,31 +46,17 @@ export class ProviderRoutes {
     } catch {
       return false;
     }
-    this.hosts ??= new Set(this.origins.map((o) => { try { return new URL(o.prefix).origin; } catch { return ""; } }));
-    return this.hosts.has(origin);
+    return this.parsedHosts().some((h) => h.origin === origin);
   }
-
-  private hosts: Set<string> | undefined;
-  private hostnames: Set<string> | undefined;
 
   /** Whether `hostname` is the host name of a provider's base URL (any port, any scheme). */
   onProviderHostname(hostname: string): boolean {
-    this.hostnames ??= new Set(this.origins.map((o) => { try { return bare(new URL(o.prefix).hostname); } catch { return ""; } }));
-    return this.hostnames.has(bare(hostname));
+    return this.parsedHosts().some((h) => h.hostname === bare(hostname));
   }
 
   /** The origins of the provider base URLs on `hostname` (for a request that names no port: no Host header). */
   originsOn(hostname: string): string[] {
-    const out = new Set<string>();
-    for (const o of this.origins) {
-      try {
-        const u = new URL(o.prefix);
-        if (bare(u.hostname) === bare(hostname)) out.add(u.origin);
-      } catch {
-        // not a URL: never routed either
-      }
-    }
-    return [...out];
+    return [...new Set(this.parsedHosts().filter((h) => h.hostname === bare(hostname)).map((h) => h.origin))];
   }
 
   route(url: string): ProviderName | undefined {
