@@ -9,6 +9,7 @@
  */
 import diagnostics from "node:diagnostics_channel";
 import { BlackboxUnsupportedError } from "../errors.js";
+import type { ProviderRoutes } from "../session/routes.js";
 
 interface OutgoingRequest {
   method: string;
@@ -23,9 +24,7 @@ interface OutgoingRequest {
 export interface GuardedSession {
   mode: string;
   route(url: string): string | undefined;
-  onProviderHost(url: string): boolean;
-  onProviderHostname(hostname: string): boolean;
-  urlsOnHostname(hostname: string, path: string): string[];
+  routes: Pick<ProviderRoutes, "onProviderHost" | "onProviderHostname" | "originsOn">;
   forwardsOther(): boolean;
   modelEndpoint(method: string, url: string): string | undefined;
   fail(err: BlackboxUnsupportedError): void;
@@ -74,16 +73,16 @@ export function guardHttpClients(session: GuardedSession): () => void {
     // a request to a proxy names its target in full (absolute-form)
     const viaProxy = /^https?:\/\//i.test(request.path);
     // with no Host header the port is not known here: the provider origin on that host whose model endpoint this path is
-    const guessed = header === undefined && !viaProxy ? session.urlsOnHostname(String(request.host ?? ""), request.path) : [];
+    const guessed = header === undefined && !viaProxy ? session.routes.originsOn(String(request.host ?? "")).map((o) => o + request.path) : [];
     const url = viaProxy
       ? request.path
       : (guessed.find((u) => session.modelEndpoint(request.method, u)) ?? guessed[0] ?? `${request.protocol ?? "http:"}//${String(header ?? request.host ?? "")}${request.path}`);
     let refusal: BlackboxUnsupportedError;
     try {
-      if (!session.onProviderHost(url) && !session.route(url)) {
+      if (!session.routes.onProviderHost(url) && !session.route(url)) {
         // a socket a later model call could be written to (a proxy's, or one to a provider's
         // host under another Host header) is not kept alive either
-        if (viaProxy || session.onProviderHostname(String(request.host ?? ""))) request.shouldKeepAlive = false;
+        if (viaProxy || session.routes.onProviderHostname(String(request.host ?? ""))) request.shouldKeepAlive = false;
         return;
       }
       const model = session.modelEndpoint(request.method, url) !== undefined;

@@ -45,7 +45,8 @@ export class SessionImpl implements Session {
   private readonly now: () => number;
   private readonly ids = new ToolCallIds();
   private readonly requests = new IncrementalRequests();
-  private readonly routes: ProviderRoutes;
+  /** Which provider a URL belongs to (also read by the http guard, src/edges/httpGuard.ts). */
+  readonly routes: ProviderRoutes;
   private readonly secrets = new Set<string>();
   private readonly undo: Array<() => void> = [];
 
@@ -160,26 +161,8 @@ export class SessionImpl implements Session {
    */
   fail(err: BlackboxError): void {
     if (this.mode === "off" || this.finished) return;
-    if (!this.activeFlag) {
-      this.activeFlag = true;
-      if (this.opts.claim) this.released = this.claim();
-    }
+    this.activate();
     this.firstError ??= err;
-  }
-
-  /** Whether `url` is on a provider's host (src/edges/httpGuard.ts: such a socket is never kept alive). */
-  onProviderHost(url: string): boolean {
-    return this.mode !== "off" && this.routes.onProviderHost(url);
-  }
-
-  /** The URLs a request with no Host header (so no port) may be going to: `path` on each provider origin of `hostname`. */
-  urlsOnHostname(hostname: string, path: string): string[] {
-    return this.mode === "off" ? [] : this.routes.originsOn(hostname).map((o) => o + path);
-  }
-
-  /** Whether a socket to `hostname` (the connection's host, whatever the Host header says) may reach a provider. */
-  onProviderHostname(hostname: string): boolean {
-    return this.mode !== "off" && this.routes.onProviderHostname(hostname);
   }
 
   /** Whether a provider call that is not a model call goes upstream (record, a live fork), as handleOther does. */
@@ -202,10 +185,14 @@ export class SessionImpl implements Session {
       throw new SessionError(`${what} after finish(): the run is over. Create a new session (blackbox()) for another run.`);
     }
     if (this.firstError && this.mode !== "record") throw this.firstError;
-    if (!this.activeFlag) {
-      this.activeFlag = true;
-      if (this.opts.claim) this.released = this.claim();
-    }
+    this.activate();
+  }
+
+  /** The first call of this session (or one refused around it): the hook's session claims the cassette. */
+  private activate(): void {
+    if (this.activeFlag) return;
+    this.activeFlag = true;
+    if (this.opts.claim) this.released = this.claim();
   }
 
   /** The hook's claim on the cassette; a refusal (another process has it) is also said at exit. */
