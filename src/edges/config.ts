@@ -1,18 +1,19 @@
 /**
- * Finding, loading and validating blackbox.config.{ts,mts,js,mjs}. A config that imports
- * nothing but @ardaulas/blackbox/config (the usual one) loads without jiti: an .mjs one is
- * imported natively; a .ts/.mts one has its types stripped by sucrase (~15 ms bundled, no
- * cache needed) and is imported as a data: module. Anything else (other imports,
- * import.meta, CommonJS, a namespace, syntax sucrase refuses) loads through jiti and its
- * babel transform (Node 20 cannot strip types; jiti
- * measured ~45 ms over the .mjs path with its disk cache warm, ~180 ms cold, vs ~400 ms
- * for tsx's tsImport). zod, ~60 ms to import, loads only for a config the fast check in
- * configShape.ts does not accept. Every problem is one BlackboxConfigError naming the
- * file and the entry.
+ * Finding, loading and validating blackbox.config.{ts,mts,js,mjs}. Most configs load
+ * without jiti: an .mjs one that imports nothing but @ardaulas/blackbox/config is imported
+ * natively; a .ts/.mts one whose imports are that, Node's builtins and TypeScript modules
+ * of its own (which import the same) has its types, and theirs, stripped by sucrase (~15 ms
+ * bundled, no cache needed), and each is imported as a data: module. Anything else (a
+ * package or JavaScript imported, import(), import.meta.resolve, CommonJS, a namespace,
+ * syntax sucrase refuses, an import cycle) loads through jiti and its babel transform
+ * (Node 20 cannot strip types; jiti measured ~45 ms over the .mjs path with its disk
+ * cache warm, ~180 ms cold, vs ~400 ms for tsx's tsImport). zod, ~60 ms to import, loads
+ * only for a config the fast check in configShape.ts does not accept. Every problem is one
+ * BlackboxConfigError naming the file and the entry.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { builtinModules, createRequire } from "node:module";
+import { dirname, extname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BlackboxConfig } from "../config.js";
 import { BlackboxConfigError } from "../errors.js";
@@ -99,55 +100,120 @@ function configEntry(): string {
 }
 
 /**
- * A .ts/.mts config importing nothing but @ardaulas/blackbox/config (values or types),
- * with its types stripped by sucrase and imported as a data: module; undefined when it
- * cannot go this way before any of it ran (then jiti loads it, and says what is wrong if
- * anything is). Once the config has begun to run, its error is the config's: thrown, not
- * retried (a retry would run its side effects twice).
+ * A .ts/.mts config whose imports are @ardaulas/blackbox/config (values or types), Node's
+ * builtins and TypeScript modules of its own (./entries.ts, which import the same), each
+ * with its types stripped by sucrase and imported as a data: module (a module's own
+ * imports pointed at its dependencies' data: URLs); undefined when it cannot go this way
+ * before any of it ran (then jiti loads it, and says what is wrong if anything is). Once a
+ * module of it has begun to run, its error is the config's: thrown, not retried (a retry
+ * would run its side effects twice).
  */
-async function importStripped(file: string, source: string): Promise<{ config: unknown } | undefined> {
-  const rest = withoutOwnImports(source);
-  if (rest === undefined || NOT_FOR_DATA_ROAD.test(rest)) return undefined;
-  let code: string;
+async function importStripped(file: string): Promise<{ config: unknown } | undefined> {
+  let url: string | undefined;
   try {
-    const js = sucrase()(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
     const lexer = await import("es-module-lexer");
     await lexer.init();
-    const pointed = pointOwnImports(js, lexer.parse);
-    if (pointed === undefined) return undefined;
-    code = `globalThis[Symbol.for(${JSON.stringify(RAN.description)})] = true;${pointed}`; // on line 1: lines stay as written
+    url = strippedModule(file, lexer.parse, new Map(), new Set());
   } catch {
-    return undefined; // syntax sucrase refuses (a syntax error: jiti names it)
+    return undefined; // syntax sucrase or the lexer refuses (a syntax error: jiti names it)
   }
+  if (url === undefined) return undefined;
   const g = globalThis as unknown as Record<symbol, unknown>;
   delete g[RAN];
   try {
-    const mod = (await import(`data:text/javascript;base64,${Buffer.from(code, "utf8").toString("base64")}`)) as { default?: unknown };
+    const mod = (await import(url)) as { default?: unknown };
     return { config: mod };
   } catch (err) {
     if (g[RAN]) throw err;
-    return undefined; // refused before it ran: e.g. sloppy-mode syntax, an export it does not have
+    return undefined; // refused before it ran: e.g. sloppy-mode syntax, an export a module does not have
   } finally {
     delete g[RAN];
   }
 }
 
+/** A data: URL past this length is not built (each level of imports grows its importers by a third): jiti takes the config. */
+const MAX_DATA_URL = 4 * 1024 * 1024;
+
 /**
- * `js` with each `@ardaulas/blackbox/config` specifier (found by es-module-lexer: never text
- * in a string or comment) replaced by this package's file URL; undefined when it imports
- * anything else (a data: module resolves no bare or relative specifier).
+ * The data: URL of `file` with its types stripped and its imports pointed (see
+ * importStripped), or undefined when it or a module it imports cannot go that way: an
+ * import of a package or of JavaScript, import(), import.meta but for .url, .dirname and
+ * .filename, CommonJS, a cycle.
+ * `built`: the modules done so far (one URL each, so a module imported twice is one
+ * instance); `open`: the chain being built (a cycle). Throws on syntax sucrase refuses.
  */
-function pointOwnImports(js: string, parse: typeof import("es-module-lexer").parse): string | undefined {
-  const [imports] = parse(js);
+function strippedModule(file: string, parse: typeof import("es-module-lexer").parse, built: Map<string, string>, open: Set<string>): string | undefined {
+  const done = built.get(file);
+  if (done !== undefined) return done;
+  if (open.has(file)) return undefined; // a cycle: an import's URL would have to hold itself
+  const source = readFileSync(file, "utf8");
+  if (/\brequire\b/.test(source) || NOT_FOR_DATA_ROAD.test(source)) return undefined;
+  const js = sucrase()(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
+  open.add(file);
   let out = "";
   let at = 0;
-  for (const i of imports) {
-    if (i.type !== "static" || i.specifier !== "@ardaulas/blackbox/config") return undefined; // dynamic, import.meta, or another module
-    out += js.slice(at, i.start) + pathToFileURL(configEntry()).href;
+  let meta = false;
+  for (const i of parse(js)[0]) {
+    if (i.type === "import-meta") {
+      // import.meta.url, .dirname, .filename: what they are in the file itself (a data: module's are its own)
+      META_USE.lastIndex = i.end;
+      if (!META_USE.test(js) || js.includes(META)) return undefined;
+      out += js.slice(at, i.start) + META;
+      at = i.end;
+      meta = true;
+      continue;
+    }
+    if ((i.type !== "static" && i.type !== "reexport-star") || i.phase !== null || i.attributes !== null) return undefined; // import(), phases, attributes
+    const spec = i.specifier;
+    let target: string | undefined;
+    if (spec === "@ardaulas/blackbox/config") target = pathToFileURL(configEntry()).href;
+    else if (spec.startsWith("node:") || builtinModules.includes(spec)) target = spec;
+    else {
+      const dep = ownTypeScriptModule(file, spec);
+      target = dep === undefined ? undefined : strippedModule(dep, parse, built, open);
+    }
+    if (target === undefined) return undefined;
+    out += js.slice(at, i.start) + target;
     at = i.end;
   }
-  return out + js.slice(at);
+  open.delete(file);
+  // one object per module, as import.meta is (a change to it is seen by the module's other uses)
+  const head = meta ? `const ${META} = ${JSON.stringify({ url: pathToFileURL(file).href, dirname: dirname(file), filename: file })};` : "";
+  // on line 1: lines stay as written; the file's URL last: two files of the same text are two modules
+  const code = `globalThis[Symbol.for(${JSON.stringify(RAN.description)})] = true;${head}${out}${js.slice(at)}\n//# sourceURL=${pathToFileURL(file).href}`;
+  const url = `data:text/javascript;base64,${Buffer.from(code, "utf8").toString("base64")}`;
+  if (url.length > MAX_DATA_URL) return undefined;
+  built.set(file, url);
+  return url;
 }
+
+/** What may follow `import.meta` on this road: .url, .dirname or .filename (a data: module has no import.meta.resolve of the file). */
+const META_USE = /\s*\.\s*(?:url|dirname|filename)\b/y;
+/** The module's own import.meta, declared on its first line. */
+const META = "__blackbox_import_meta";
+
+const JS_FOR_TS: Record<string, string> = { ".ts": ".js", ".mts": ".mjs" };
+
+/**
+ * The .ts/.mts file a relative specifier of `from` names where that is the only reading:
+ * `./entries.ts`, `./entries` (no other file of that name), or TypeScript's `./entries.js`
+ * for entries.ts when there is no entries.js. Else undefined (jiti resolves it).
+ */
+function ownTypeScriptModule(from: string, spec: string): string | undefined {
+  if (!spec.startsWith("./") && !spec.startsWith("../")) return undefined;
+  const path = resolve(dirname(from), spec);
+  const ext = extname(path);
+  if (ext === ".ts" || ext === ".mts") return isFile(path) ? path : undefined;
+  if (ext === ".js" || ext === ".mjs") {
+    const ts = path.slice(0, -ext.length) + (ext === ".js" ? ".ts" : ".mts");
+    return !existsSync(path) && isFile(ts) ? ts : undefined;
+  }
+  if (ext !== "" || existsSync(path)) return undefined;
+  const found = MODULE_EXTENSIONS.filter((e) => e !== "" && existsSync(path + e));
+  return found.length === 1 && JS_FOR_TS[found[0]!] !== undefined && isFile(path + found[0]) ? path + found[0] : undefined;
+}
+
+const isFile = (p: string): boolean => existsSync(p) && statSync(p).isFile();
 
 /** The config module's namespace, and whether jiti loaded it (then it may import modules of its own). */
 async function importConfig(file: string): Promise<{ mod: unknown; viaJiti: boolean }> {
@@ -201,7 +267,7 @@ async function importConfigRoad(file: string): Promise<unknown> {
     if (native) return native.config;
   }
   if (file.endsWith(".ts") || file.endsWith(".mts")) {
-    const stripped = await importStripped(file, readFileSync(file, "utf8"));
+    const stripped = await importStripped(file);
     if (stripped) return stripped.config;
   }
   return JITI;

@@ -1,12 +1,13 @@
 /**
  * How a TypeScript config loads (src/edges/config.ts). One that imports nothing but
- * @ardaulas/blackbox/config (values or types) has its types stripped by sucrase and is
- * imported as a data: module, without jiti; everything else still loads through jiti (and
+ * @ardaulas/blackbox/config (values or types), builtins and TypeScript modules of its own
+ * that import the same has its types (and theirs) stripped by sucrase and is imported as
+ * data: modules, without jiti; everything else still loads through jiti (and
  * its babel transform: jiti's cache is off here). Both roads wrap the configured tools,
  * seen in the cassette.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { runProcess } from "../helpers/child.js";
 import { loadedModules, MODULE_LOGGER, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
@@ -35,7 +36,10 @@ async function recordWith(files: Record<string, string>) {
   mkdirSync(dir);
   writeFileSync(join(dir, "tools.mjs"), TOOLS);
   writeFileSync(join(dir, "agent.mjs"), AGENT);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
   writeFileSync(join(dir, "log-require.cjs"), REQUIRE_LOGGER);
   const out = join(dir, "run.json");
   const r = await runProcess(process.execPath, ["--require", "./log-require.cjs", "--import", MODULE_LOGGER, "--import", REGISTER, "agent.mjs"], {
@@ -84,15 +88,67 @@ export default defineConfig({ tools });
   expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false });
 });
 
-test("a config that imports a module of its own loads through jiti", async () => {
+test("TypeScript modules the config imports take the same road: ./x.ts, ./x, ./x.js for x.ts, export *, builtins", async () => {
   const r = await recordWith({
     "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
 import { entry } from "./entries.ts";
 export default defineConfig({ tools: [entry] });
 `,
-    "entries.ts": `export const entry: { module: string; exports: string[] } = { module: "./tools.mjs", exports: ["get_weather"] };\n`,
+    "entries.ts": `import { basename } from "node:path";
+import { TOOL } from "./names";
+export * from "./kinds.js";
+export const entry: { module: string; exports: string[] } = { module: "./" + basename("/x/tools.mjs"), exports: [TOOL] };
+`,
+    "names.ts": `export const TOOL: string = "get_weather";\n`,
+    "kinds.ts": `export type Kind = "tool";\nexport const kind: Kind = "tool";\n`,
   });
-  expect(r).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true }); // (sucrase too: the walk for an imported tools module strips types)
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false, babel: false });
+});
+
+test("a module imported by two modules of the config runs once (one instance)", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+import "./a.ts";
+import "./b.ts";
+import { state } from "./counter.ts";
+export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [state.runs === 1 && state.seen === 2 ? "get_weather" : \`runs \${state.runs} seen \${state.seen}\`] }] });
+`,
+    "counter.ts": `export const state: { runs: number; seen: number } = { runs: 0, seen: 0 };\nstate.runs++;\n`,
+    "a.ts": `import { state } from "./counter.ts";\nstate.seen++;\n`,
+    "b.ts": `import { state } from "./counter";\nstate.seen++;\n`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], jiti: false });
+});
+
+test("a config whose modules import each other, a package or JavaScript of their own loads through jiti", async () => {
+  const cycle = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+import { tool } from "./a.ts";
+export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [tool()] }] });
+`,
+    "a.ts": `import { name } from "./b.ts";\nexport function tool(): string { return name(); }\n`,
+    "b.ts": `import { tool } from "./a.ts";\nexport function name(): string { return typeof tool === "function" ? "get_weather" : "none"; }\n`,
+  });
+  expect(cycle).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true });
+  const js = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+import { entry } from "./entries.ts";
+export default defineConfig({ tools: [entry] });
+`,
+    "entries.ts": `import { TOOL } from "./names.mjs";\nexport const entry = { module: "./tools.mjs", exports: [TOOL as string] };\n`,
+    "names.mjs": `export const TOOL = "get_weather";\n`,
+  });
+  expect(js).toMatchObject({ tools: ["get_weather"], jiti: true });
+  const pkg = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+import { entry } from "./entries.ts";
+export default defineConfig({ tools: [entry] });
+`,
+    "entries.ts": `import { entry as e } from "entries-pkg";\nexport const entry: { module: string; exports: string[] } = e;\n`,
+    "node_modules/entries-pkg/package.json": JSON.stringify({ name: "entries-pkg", type: "module", exports: "./index.mjs" }),
+    "node_modules/entries-pkg/index.mjs": `export const entry = { module: "./tools.mjs", exports: ["get_weather"] };\n`,
+  });
+  expect(pkg).toMatchObject({ tools: ["get_weather"], jiti: true });
 });
 
 test("a module the config imports may use what only jiti's babel transforms: decorators", async () => {
@@ -111,14 +167,25 @@ export class Entry {}
   expect(r).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true }); // (sucrase too: the walk for an imported tools module strips types)
 });
 
-test("a config using import.meta loads through jiti", async () => {
-  const r = await recordWith({
+test("import.meta.url, .dirname and .filename are the file's own on the sucrase road; import.meta.resolve goes to jiti", async () => {
+  const own = await recordWith({
     "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
-const here: string = new URL(".", import.meta.url).pathname;
-export default defineConfig({ tools: [{ module: here + "tools.mjs", exports: ["get_weather"] }] });
+import { here } from "./where.ts";
+const dir: string = new URL(".", import.meta.url).pathname;
+const same = dir === here + "/" && import.meta.filename === here + "/blackbox.config.ts";
+export default defineConfig({ tools: [{ module: same ? dir + "tools.mjs" : "./elsewhere.mjs", exports: ["get_weather"] }] });
+`,
+    // one import.meta per module: what a statement writes to it, the next one reads
+    "where.ts": `import.meta.dirname += "!";\nexport const here: string = import.meta.dirname.slice(0, -1);\n`,
+  });
+  expect(own).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false });
+  const resolve = await recordWith({
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+const tools: string = new URL(import.meta.resolve("./tools.mjs")).pathname;
+export default defineConfig({ tools: [{ module: tools, exports: ["get_weather"] }] });
 `,
   });
-  expect(r).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true });
+  expect(resolve).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true });
 });
 
 test("a CommonJS .ts config (module.exports, __dirname) loads through jiti, where those exist", async () => {
@@ -176,3 +243,16 @@ export default defineConfig({ tools: [] });
     expect(r.stderr).toContain("the config could not be loaded (TOOLS_TOKEN is not set)");
   });
 }
+
+test("a module of the config that fails while it runs ran once, and its error is the refusal", async () => {
+  const dir = join(tmp.dir, `throws${++n}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, "agent.mjs"), AGENT);
+  writeFileSync(join(dir, "tools.mjs"), TOOLS);
+  writeFileSync(join(dir, "blackbox.config.ts"), 'import { defineConfig } from "@ardaulas/blackbox/config";\nimport { token } from "./token.ts";\nexport default defineConfig({ tools: token ? [] : [] });\n');
+  writeFileSync(join(dir, "token.ts"), 'console.log("module ran");\nexport const token: string = process.env.TOOLS_TOKEN ?? "";\nif (!token) throw new Error("TOOLS_TOKEN is not set");\n');
+  const r = await runProcess(process.execPath, ["--import", REGISTER, "agent.mjs"], { cwd: dir, env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "run.json") } });
+  expect(r.stdout).toBe("module ran\n");
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("the config could not be loaded (TOOLS_TOKEN is not set)");
+});

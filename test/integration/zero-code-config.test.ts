@@ -166,7 +166,7 @@ test("mode words are read whatever their case (BLACKBOX_MODE=OFF is off, Record 
   expect(rec.stdout).toBe("agent ran\n");
 });
 
-test("importing a TypeScript tools module (jiti's own copy) is fine; a #imports alias or a .cjs module of the project is followed and refused", async () => {
+test("importing a TypeScript tools module (a copy of its own) is fine; a #imports alias or a .cjs module of the project is followed and refused", async () => {
   const ts = project("blackbox.config.ts", 'import * as t from "./tools.ts";\nexport default { tools: [{ module: "./tools.ts", exports: Object.keys(t) }] };\n');
   writeFileSync(join(ts, "tools.ts"), "export async function save_note(text: string) { return { saved: text }; }\n");
   writeFileSync(join(ts, "agent.mjs"), 'console.log("agent ran");\n');
