@@ -11,7 +11,7 @@
  * only for a config the fast check in configShape.ts does not accept. Every problem is one
  * BlackboxConfigError naming the file and the entry.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, extname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -113,7 +113,7 @@ async function importStripped(file: string): Promise<{ config: unknown } | undef
   try {
     const lexer = await import("es-module-lexer");
     await lexer.init();
-    url = strippedModule(file, lexer.parse, new Map(), new Set());
+    url = strippedModule(realpathSync(file), lexer.parse, new Map(), new Set());
   } catch {
     return undefined; // syntax sucrase or the lexer refuses (a syntax error: jiti names it)
   }
@@ -170,7 +170,8 @@ function strippedModule(file: string, parse: typeof import("es-module-lexer").pa
     else if (spec.startsWith("node:") || builtinModules.includes(spec)) target = spec;
     else {
       const dep = ownTypeScriptModule(file, spec);
-      target = dep === undefined ? undefined : strippedModule(dep, parse, built, open);
+      // by its real path, as Node's loader keys a module: a module reached through a symlink too is one instance
+      target = dep === undefined ? undefined : strippedModule(realpathSync(dep), parse, built, open);
     }
     if (target === undefined) return undefined;
     out += js.slice(at, i.start) + target;

@@ -6,7 +6,7 @@
  * its babel transform: jiti's cache is off here). Both roads wrap the configured tools,
  * seen in the cassette.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { runProcess } from "../helpers/child.js";
@@ -31,7 +31,7 @@ M._load = function (request, parent, isMain) {
 
 let n = 0;
 /** Records agent.mjs in a fresh folder with the given files; the modules it loaded, its cassette's tool names. */
-async function recordWith(files: Record<string, string>) {
+async function recordWith(files: Record<string, string>, links: Record<string, string> = {}) {
   const dir = join(tmp.dir, `ts${++n}`);
   mkdirSync(dir);
   writeFileSync(join(dir, "tools.mjs"), TOOLS);
@@ -40,6 +40,7 @@ async function recordWith(files: Record<string, string>) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), text);
   }
+  for (const [name, target] of Object.entries(links)) symlinkSync(target, join(dir, name));
   writeFileSync(join(dir, "log-require.cjs"), REQUIRE_LOGGER);
   const out = join(dir, "run.json");
   const r = await runProcess(process.execPath, ["--require", "./log-require.cjs", "--import", MODULE_LOGGER, "--import", REGISTER, "agent.mjs"], {
@@ -105,18 +106,20 @@ export const entry: { module: string; exports: string[] } = { module: "./" + bas
   expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false, babel: false });
 });
 
-test("a module imported by two modules of the config runs once (one instance)", async () => {
+test("a module imported by two modules of the config (one through a symlink) runs once: one instance", async () => {
   const r = await recordWith({
     "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
 import "./a.ts";
 import "./b.ts";
+import "./c.ts";
 import { state } from "./counter.ts";
-export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [state.runs === 1 && state.seen === 2 ? "get_weather" : \`runs \${state.runs} seen \${state.seen}\`] }] });
+export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [state.runs === 1 && state.seen === 3 ? "get_weather" : \`runs \${state.runs} seen \${state.seen}\`] }] });
 `,
     "counter.ts": `export const state: { runs: number; seen: number } = { runs: 0, seen: 0 };\nstate.runs++;\n`,
     "a.ts": `import { state } from "./counter.ts";\nstate.seen++;\n`,
     "b.ts": `import { state } from "./counter";\nstate.seen++;\n`,
-  });
+    "c.ts": `import { state } from "./linked.ts";\nstate.seen++;\n`,
+  }, { "linked.ts": "counter.ts" });
   expect(r).toMatchObject({ tools: ["get_weather"], jiti: false });
 });
 
