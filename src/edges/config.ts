@@ -146,7 +146,8 @@ function strippedModule(file: string, parse: typeof import("es-module-lexer").pa
   const done = built.get(file);
   if (done !== undefined) return done;
   if (open.has(file)) return undefined; // a cycle: an import's URL would have to hold itself
-  const source = readFileSync(file, "utf8");
+  // a BOM would hide the first import from es-module-lexer, a hashbang must stay first: either sent the config to jiti
+  const source = readFileSync(file, "utf8").replace(/^\uFEFF/, "").replace(/^#!/, "//");
   if (/\brequire\b/.test(source) || NOT_FOR_DATA_ROAD.test(source)) return undefined;
   const js = sucrase()(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
   open.add(file);

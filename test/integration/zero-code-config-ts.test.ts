@@ -213,6 +213,19 @@ export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [Tools.w
   expect(r).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true }); // (sucrase too: the walk for an imported tools module strips types)
 });
 
+test("a config saved with a BOM, a module of it with a hashbang, take the same road (a BOM hid the first import from the lexer)", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `\uFEFFimport { defineConfig } from "@ardaulas/blackbox/config";
+import { entry } from "./entries.ts";
+export default defineConfig({ tools: [entry] });
+`,
+    "entries.ts": `#!/usr/bin/env node
+export const entry: { module: string; exports: string[] } = { module: new URL("./tools.mjs", import.meta.url).pathname, exports: ["get_weather"] };
+`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false, babel: false });
+});
+
 // the string is 38 characters as written; rewritten to a file URL it would be longer
 test("a string holding the specifier is left as written", async () => {
   const r = await recordWith({
