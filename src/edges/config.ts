@@ -69,10 +69,23 @@ function withoutOwnImports(source: string): string | undefined {
 }
 /**
  * What the data: road cannot run as jiti does: CommonJS (`module`, `exports`, `__dirname`;
- * `module` as a key, `module:`, is fine), and TypeScript that sucrase drops or turns into
- * CommonJS without a word (a `namespace` or `module M {}` with values, `export =`).
+ * `module` as a key, `module:`, or a property, `entry.module`, `entry.exports[0]`, is fine),
+ * and TypeScript that sucrase drops or turns into CommonJS without a word (a `namespace` or
+ * `module M {}` with values, `export =`). Read in wholeLineCode(source).
  */
-const NOT_FOR_DATA_ROAD = /\b__dirname\b|\b__filename\b|\bexports\s*[.[=]|\bmodule\b(?!\s*:)|\bnamespace\b|\bexport\s*=/;
+const NOT_FOR_DATA_ROAD = /\b__dirname\b|\b__filename\b|(?<![^.]\.)\bexports\s*[.[=]|(?<![^.]\.)\bmodule\b(?!\s*:)|\bnamespace\b|\bexport\s*=/;
+
+/**
+ * `source` less the comments that take their lines whole (a header, JSDoc), for the word
+ * checks: "the tools module" or "these tools require a key" in a comment is no CommonJS.
+ * A comment that code follows on its last line, or whose lines hold a backtick (text of
+ * a template literal may close there), is kept.
+ */
+function wholeLineCode(source: string): string {
+  return source
+    .replace(/^[ \t]*\/\*[^*`]*\*+(?:[^/*`][^*`]*\*+)*\/[ \t]*$/gm, "")
+    .replace(/^[ \t]*\/\/[^`\n]*$/gm, (line) => (line.includes("*/") ? line : ""));
+}
 /** Set by the first statement of a stripped config: it began to run (so it is not run again by jiti). */
 const RAN = Symbol.for("ardaulas.blackbox.config.ran");
 
@@ -148,7 +161,8 @@ function strippedModule(file: string, parse: typeof import("es-module-lexer").pa
   if (open.has(file)) return undefined; // a cycle: an import's URL would have to hold itself
   // a BOM would hide the first import from es-module-lexer, a hashbang must stay first: either sent the config to jiti
   const source = readFileSync(file, "utf8").replace(/^\uFEFF/, "").replace(/^#!/, "//");
-  if (/\brequire\b/.test(source) || NOT_FOR_DATA_ROAD.test(source)) return undefined;
+  const words = wholeLineCode(source);
+  if (/\brequire\b/.test(words) || NOT_FOR_DATA_ROAD.test(words)) return undefined;
   const js = sucrase()(source, { transforms: ["typescript"], disableESTransforms: true, filePath: file }).code;
   open.add(file);
   let out = "";

@@ -201,6 +201,30 @@ module.exports = config;
   expect(r).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true }); // (sucrase too: the walk for an imported tools module strips types)
 });
 
+test("CommonJS and namespace words in whole-line comments, or as a property, keep the sucrase road; CommonJS after a comment does not", async () => {
+  const r = await recordWith({
+    "blackbox.config.ts": `// Wraps the weather tools module (those tools require an API key): see the namespace docs.
+import { defineConfig } from "@ardaulas/blackbox/config";
+import { entries } from "./entries.ts";
+export default defineConfig({ tools: entries });
+`,
+    "entries.ts": `/**
+ * The tools module's exports, and its module.exports in the CommonJS build.
+ */
+type Entry = { module: string; exports: string[] };
+const all: Entry[] = [{ module: "./tools.mjs", exports: ["get_weather"] }];
+export const entries: Entry[] = all.filter((e) => e.module.endsWith(".mjs") && e.exports[0] !== undefined);
+`,
+  });
+  expect(r).toMatchObject({ tools: ["get_weather"], sucrase: true, jiti: false, babel: false });
+  const cjs = await recordWith({
+    "blackbox.config.ts": `/* CommonJS */ const here: string = typeof __dirname === "string" ? __dirname : "/nowhere";
+/* the config */ module.exports = { tools: [{ module: here + "/tools.mjs", exports: ["get_weather"] }] };
+`,
+  });
+  expect(cjs).toMatchObject({ tools: ["get_weather"], jiti: true, babel: true });
+});
+
 test("a config with a namespace (which sucrase would drop) loads through jiti", async () => {
   const r = await recordWith({
     "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
