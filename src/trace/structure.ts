@@ -84,6 +84,8 @@ function forkIndexOf(trace: Obj, length: number): number | undefined {
 
 const isId = (v: unknown): v is string => typeof v === "string" && callIndex(v) >= 0;
 const showId = (v: unknown): string => JSON.stringify(v) ?? String(v);
+/** A string as it is, anything else as JSON: String() of a parsed object with its own toString or valueOf key throws. */
+const asText = (v: unknown): string => (typeof v === "string" ? v : showId(v));
 
 export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: SharedValues): StructureProblem[] {
   const out: StructureProblem[] = [];
@@ -157,7 +159,7 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
       : forkAt !== undefined && i < forkAt && type === "model_input" && (pending !== undefined || open);
     if (forkTurn) {
       if (pending?.kind === "result" && resultPartFor(p, pending.call.toolCallId)) {
-        problem(i, stepAt(i, "type"), `step ${i} is the fork point, so it must be the tool_result of ${pending.call.toolCallId} (tool_call at step ${pending.at}) with the replacement result, but it is a ${String(type)} whose messages already carry a result for ${pending.call.toolCallId}.`);
+        problem(i, stepAt(i, "type"), `step ${i} is the fork point, so it must be the tool_result of ${pending.call.toolCallId} (tool_call at step ${pending.at}) with the replacement result, but it is a ${asText(type)} whose messages already carry a result for ${pending.call.toolCallId}.`);
       }
       pending = undefined;
       round = undefined;
@@ -223,7 +225,7 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
           r.seen.set(id, i);
           maxCall = Math.max(maxCall, callIndex(id));
         }
-        pending = { kind: "result", at: i, call: { toolCallId: String(id), toolName: String(name) }, timestamp: time };
+        pending = { kind: "result", at: i, call: { toolCallId: asText(id), toolName: asText(name) }, timestamp: time };
         break;
       }
       case "tool_result": {

@@ -96,6 +96,17 @@ describe("verify refuses a cassette whose step structure was edited (hashes reco
       expect(problems[0]!.message).toMatch(/The cassette was edited or corrupted after recording: restore it from version control or re-record the run\.$/);
     });
   }
+
+  it("a toolName that is an object with its own toString and valueOf keys (String() of it throws) is a problem, not a crash", () => {
+    const t = edited(demo, (t) => {
+      for (const k of [2, 3]) (t.steps[k]!.payload as unknown as { toolName: unknown }).toolName = { toString: "x", valueOf: [] };
+    });
+    expect(problemsOf(t)).toContainEqual({
+      step: 2,
+      path: "steps[2].payload.toolName",
+      message: expect.stringMatching(/^toolName is \{"toString":"x","valueOf":\[\]\}, but the model output at step 1 asked call-0 for "get_weather"/),
+    });
+  });
 });
 
 describe("a recorded agent's cassette (tool_calls outputs, parallel calls)", () => {
