@@ -123,6 +123,31 @@ export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [state.r
   expect(r).toMatchObject({ tools: ["get_weather"], jiti: false });
 });
 
+test("a chain of imports too deep, or a config too wide, for data: URLs (each level holds the next one's URL) loads through jiti", async () => {
+  const files: Record<string, string> = {
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+import { name } from "./m40.ts";
+export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [name] }] });
+`,
+    "m0.ts": `export const name: string = "get_weather";\n`,
+  };
+  for (let k = 1; k <= 40; k++) files[`m${k}.ts`] = `export { name } from "./m${k - 1}.ts";\n`;
+  const r = await recordWith(files);
+  expect(r).toMatchObject({ tools: ["get_weather"], jiti: true });
+  // wide: a dozen big modules (each URL parsed again for each of the config's imports)
+  const wide: Record<string, string> = {
+    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+${Array.from({ length: 12 }, (_, k) => `import { n${k} } from "./w${k}.ts";`).join("\n")}
+export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [[${Array.from({ length: 12 }, (_, k) => `n${k}`).join(", ")}][0]!] }] });
+`,
+  };
+  for (let k = 0; k < 12; k++) wide[`w${k}.ts`] = `${"// a long comment line of the kind a generated module has\n".repeat(1800)}export const n${k}: string = "get_weather";\n`;
+  expect(await recordWith(wide)).toMatchObject({ tools: ["get_weather"], jiti: true });
+  // the same chain ten levels deep takes the data: road
+  const short = await recordWith({ ...files, "blackbox.config.ts": files["blackbox.config.ts"]!.replace("./m40.ts", "./m10.ts") });
+  expect(short).toMatchObject({ tools: ["get_weather"], jiti: false });
+});
+
 test("a config whose modules import each other, a package or JavaScript of their own loads through jiti", async () => {
   const cycle = await recordWith({
     "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
