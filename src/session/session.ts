@@ -19,7 +19,7 @@ import { exitOutcome, outcomeOf } from "./outcome.js";
 import { loadTraceSync, writeCassetteSync, writerReady } from "./lazy.js";
 import { ProviderRoutes } from "./routes.js";
 import { loadScript, withIds, type ScriptedOutput } from "./script.js";
-import { checkTraceId, forkPointOf, requireCassette, requireOut, traceIdOf } from "./setup.js";
+import { checkOptions, checkTraceId, continueWithOf, forkPointOf, requireCassette, requireOut, traceIdOf } from "./setup.js";
 import { RecordRound, type RecordedPair, type RoundEntry } from "./rounds.js";
 import { divergence, ReplaySource } from "./source.js";
 import { readBody, servedHeaders, streamLive, synthesizeStream } from "./streaming.js";
@@ -73,6 +73,7 @@ export class SessionImpl implements Session {
   private script: ScriptedOutput[] = [];
 
   constructor(options: SessionOptions = {}) {
+    checkOptions(options);
     this.opts = options;
     this.mode = options.mode ?? "off";
     this.now = options.now ?? Date.now;
@@ -88,7 +89,7 @@ export class SessionImpl implements Session {
       this.source = new ReplaySource(parent, options.match ?? "strict");
       if (this.mode === "fork") {
         this.forkAt = forkPointOf(parent, options);
-        if ((options.continueWith ?? "live") === "script") this.script = loadScript(options.script);
+        if (continueWithOf(options) === "script") this.script = loadScript(options.script);
       }
     }
     if (this.mode !== "replay" || options.autoFinish) {
@@ -129,7 +130,7 @@ export class SessionImpl implements Session {
   }
 
   private async handleOther(request: WireRequest, forward: Forward, signal: AbortSignal | undefined, url: URL) {
-    const liveFork = this.mode === "fork" && (this.opts.continueWith ?? "live") === "live";
+    const liveFork = this.mode === "fork" && continueWithOf(this.opts) === "live";
     if (this.mode === "record" || liveFork) return forward(request, signal);
     throw new BlackboxUnsupportedError(
       `${request.method} ${url.pathname} is not recorded (only messages.create and chat.completions.create are), so ${this.mode === "replay" ? "replay" : "fork --script"} cannot answer it. Call it outside the recorded client, or only in record mode.`,
@@ -167,7 +168,7 @@ export class SessionImpl implements Session {
 
   /** Whether a provider call that is not a model call goes upstream (record, a live fork), as handleOther does. */
   forwardsOther(): boolean {
-    return this.mode === "record" || (this.mode === "fork" && (this.opts.continueWith ?? "live") === "live");
+    return this.mode === "record" || (this.mode === "fork" && continueWithOf(this.opts) === "live");
   }
 
   /** The provider of a model-call endpoint (method + URL), else undefined. */
@@ -281,7 +282,7 @@ export class SessionImpl implements Session {
   ): Promise<HttpResponseLike> {
     this.flushRound();
     const startedAt = this.now();
-    if (this.mode === "fork" && (this.opts.continueWith ?? "live") === "script") {
+    if (this.mode === "fork" && continueWithOf(this.opts) === "script") {
       const entry = this.script.shift();
       if (!entry) {
         throw new ForkError(
