@@ -419,7 +419,7 @@ export class SessionImpl implements Session {
     entry.running = true;
     this.toolsRunning++;
     try {
-      const result = toJsonValue(await run(), `the result of tool "${name}"`);
+      const result = toJsonValue(await run(), `the result of tool "${name}"`, "return plain data (objects, arrays, strings, numbers) from the tool");
       entry.outcome = { result };
       // the agent gets what a replay will give it (undefined as null, a Date as its string, an
       // instance as plain data), so record and replay agree; a copy: its edits stay out of the cassette
@@ -524,10 +524,12 @@ export class SessionImpl implements Session {
         `finish() was called while ${inFlight} model or tool call(s) were still running; nothing was written. Await every model and tool call before finish().`,
       );
     }
+    // A result with no JSON form throws here, before the session is over: finish() can be
+    // called again with one it can store (and the process end still writes the cassette).
+    const outcome = outcomeOf(options, this.lastOutput);
     this.finished = true;
     try {
       if (this.firstError) throw this.firstError;
-      const outcome = outcomeOf(options, this.lastOutput);
       if (this.mode === "replay") this.checkReplayEnd(outcome);
       else {
         const loading = this.writerLoading();

@@ -132,6 +132,30 @@ describe("finish()", () => {
     await bb.finish();
   });
 
+  test("a result with no JSON form is refused and leaves the session open: finish() again writes the cassette", async () => {
+    fake.enqueue(anthropicKit.reply({ text: "42 rooms." }));
+    const out = join(dir, "bigint.json");
+    const bb = blackbox({ mode: "record", out });
+    await ask(anthropicKit.client(bb.fetch, fake.anthropicUrl));
+    const err = await bb.finish({ result: { rooms: 42n } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toBe(
+      "the result passed to finish() has no JSON form (Do not know how to serialize a BigInt); pass plain data (objects, arrays, strings, numbers) as the result. The session is still open: call finish() again",
+    );
+    expect(existsSync(out)).toBe(false);
+    await bb.finish({ result: { rooms: 42 } });
+    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: { rooms: 42 } });
+  });
+
+  test("arguments with no JSON form say to pass plain data to the tool (not to return it)", async () => {
+    const bb = blackbox({ mode: "record", out: join(dir, "args.json") });
+    const tool = bb.tool("count", async (n: bigint) => Number(n));
+    await expect(tool(1n)).rejects.toThrow(
+      'the arguments of tool "count" has no JSON form (Do not know how to serialize a BigInt); pass plain data (objects, arrays, strings, numbers) to the tool',
+    );
+    bb.dispose();
+  });
+
   test("a session without its files says what to pass", () => {
     expect(() => blackbox({ mode: "record" })).toThrow(SessionError);
     expect(() => blackbox({ mode: "record" })).toThrow('mode "record" needs an output path: pass blackbox({ out: "runs/name.json" }) or set BLACKBOX_OUT');
