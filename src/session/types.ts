@@ -53,7 +53,9 @@ export interface HttpResponseLike {
 export type Forward = (request: WireRequest, signal?: AbortSignal) => Promise<HttpResponseLike>;
 
 export interface FinishOptions {
+  /** The run's answer, stored as JSON (default: the last model reply's text). */
   result?: unknown;
+  /** A failed run: stored as run_failed agent_error with its message. null and undefined are no error. */
   error?: unknown;
 }
 

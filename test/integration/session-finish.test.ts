@@ -45,6 +45,23 @@ describe("finish()", () => {
     expect(verifyTrace(t).ok).toBe(true);
   });
 
+  test("finish({ error: null }) is no error: the run completed, in record and in replay", async () => {
+    fake.enqueue(anthropicKit.reply({ text: "Booked." }));
+    const out = join(dir, "error-null.json");
+    const agent = async (bb: ReturnType<typeof blackbox>) => {
+      let error: Error | null = null;
+      try {
+        await ask(anthropicKit.client(bb.fetch, fake.anthropicUrl));
+      } catch (e) {
+        error = e as Error;
+      }
+      await bb.finish({ error });
+    };
+    await agent(blackbox({ mode: "record", out }));
+    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: "Booked." });
+    await agent(blackbox({ mode: "replay", cassette: out }));
+  });
+
   test("refuses calls after finish(): a model request is not sent, a wrapped tool does not run", async () => {
     fake.enqueue(anthropicKit.reply({ text: "one" }));
     const bb = blackbox({ mode: "record", out: join(dir, "after.json") });
