@@ -381,7 +381,11 @@ export class SessionImpl implements Session {
 
   private startTool(name: string, args: unknown[], run: () => unknown): Promise<unknown> {
     this.guard(`the wrapped tool "${name}" was called`);
-    if (this.modelInFlight) throw this.toolStillRunning("was running (a tool started during it)");
+    if (this.modelInFlight) {
+      throw new SessionError(
+        `the wrapped tool "${name}" was called while a model call was still running; its steps could not be written in order. Await each model call before running the tools it asks for.`,
+      );
+    }
     if (this.streamOpen) {
       throw new SessionError(
         `the wrapped tool "${name}" was called while a streamed model reply was still being read; its steps could not be written in order. Read the stream to its end (e.g. await stream.finalMessage()) before running tools.`,

@@ -110,6 +110,22 @@ describe("finish()", () => {
     await p;
   });
 
+  test("a wrapped tool called while a model call is still running is refused, naming the tool, and does not run", async () => {
+    fake.enqueue({ ...anthropicKit.reply({ text: "slow reply" }), delayMs: 100 });
+    const bb = blackbox({ mode: "record", out: join(dir, "tool-during-model.json") });
+    const client = anthropicKit.client(bb.fetch, fake.anthropicUrl);
+    let ran = false;
+    const tool = bb.tool("get_weather", async () => (ran = true));
+    const pending = ask(client);
+    await new Promise((r) => setTimeout(r, 20));
+    await expect(tool()).rejects.toThrow(
+      'the wrapped tool "get_weather" was called while a model call was still running; its steps could not be written in order. Await each model call before running the tools it asks for.',
+    );
+    expect(ran).toBe(false);
+    await pending;
+    await bb.finish();
+  });
+
   test("overlapping model calls on one session are rejected", async () => {
     fake.enqueue(openaiKit.reply({ text: "a" }));
     const bb = blackbox({ mode: "record", out: join(dir, "overlap.json") });
