@@ -69,6 +69,8 @@ export class SessionImpl implements Session {
   private activeFlag = false;
   // fork
   private forkAt = -1;
+  /** The replacement result, copied once: neither the caller's object nor the agent's copy can change what is written. */
+  private forkValue: JsonValue = null;
   private pastFork = false;
   private script: ScriptedOutput[] = [];
 
@@ -89,6 +91,7 @@ export class SessionImpl implements Session {
       this.source = new ReplaySource(parent, options.match ?? "strict");
       if (this.mode === "fork") {
         this.forkAt = forkPointOf(parent, options);
+        this.forkValue = structuredClone(options.forkSet as JsonValue);
         if (continueWithOf(options) === "script") this.script = loadScript(options.script);
       }
     }
@@ -446,9 +449,9 @@ export class SessionImpl implements Session {
     const entry = round.entries.find((e) => e.recorded?.callStep === pair.callStep)!;
     entry.claimed = true;
     if (pair.resultStep!.index === this.forkAt) {
-      entry.outcome = { result: this.opts.forkSet as JsonValue };
+      entry.outcome = { result: this.forkValue };
       this.pastFork = true;
-      return Promise.resolve(this.opts.forkSet);
+      return Promise.resolve(structuredClone(this.forkValue));
     }
     const p = pair.callStep.payload as { toolName: string };
     return this.recordTool(p.toolName, input, run, entry);
@@ -507,7 +510,7 @@ export class SessionImpl implements Session {
       if (e.forkPoint) {
         const r = e.recorded!.resultStep;
         const p = r.payload as { toolCallId: string; toolName: string };
-        b.append("tool_result", { toolCallId: p.toolCallId, toolName: p.toolName, result: this.opts.forkSet as JsonValue }, r.timestamp);
+        b.append("tool_result", { toolCallId: p.toolCallId, toolName: p.toolName, result: this.forkValue }, r.timestamp);
         continue;
       }
       if (!e.outcome) continue; // requested but never run: the agent stopped
@@ -625,11 +628,12 @@ function notWritten(err: BlackboxError, out: string): Error {
   return error;
 }
 
+/** A replayed tool's outcome: a copy of the recorded result (as record hands the agent a copy), so the agent's edits never reach the cassette a fork copies its prefix from. */
 function recordedOutcome(pair: RecordedPair): unknown {
   const r = pair.resultStep?.payload as { result?: JsonValue; error?: string } | undefined;
   if (!r) return null;
   if (typeof r.error === "string") throw new Error(r.error);
-  return r.result;
+  return structuredClone(r.result);
 }
 
 export function createSession(options: SessionOptions = {}): SessionImpl {
