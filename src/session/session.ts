@@ -64,6 +64,7 @@ export class SessionImpl implements Session {
   private claimError: BlackboxError | undefined;
   /** The signal that ended the run at process end, when the process then went on (a reload on SIGHUP). */
   private endedBy: string | undefined;
+  private endedCode: number | undefined;
   private thinkingSeen = false;
   private released: (() => void) | undefined;
   private activeFlag = false;
@@ -524,7 +525,14 @@ export class SessionImpl implements Session {
 
   async finish(options?: FinishOptions): Promise<void> {
     if (this.mode === "off") return;
-    if (this.finished) throw new SessionError("finish() was already called for this session; a session records one run: create a new session (blackbox()) for the next run");
+    if (this.finished) {
+      if (this.endedBy) {
+        throw new SessionError(
+          `finish() after the run ended on ${this.endedBy}: Blackbox finished the session then, as at any process end (exit code ${this.endedCode}), so this finish() records nothing.`,
+        );
+      }
+      throw new SessionError("finish() was already called for this session; a session records one run: create a new session (blackbox()) for the next run");
+    }
     const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     if (inFlight > 0) {
       throw new SessionError(
@@ -580,6 +588,7 @@ export class SessionImpl implements Session {
   private onExit(info: ExitInfo): void {
     if (this.finished) return;
     this.endedBy = info.signal;
+    this.endedCode = info.exitCode;
     if (this.opts.claim && !this.released) {
       // a process that made no call writes nothing; one refused the claim says why (the agent only saw an SDK error)
       if (info.signal) this.finished = true; // an app going on after it (a reload): its later calls are refused, not sent live

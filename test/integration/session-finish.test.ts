@@ -196,6 +196,17 @@ describe("finish()", () => {
   });
 });
 
+test("finish() in the process's own SIGTERM handler says the run already ended on SIGTERM (not that finish() was called)", async () => {
+  const out = join(dir, "graceful.json");
+  fake.enqueue(anthropicKit.reply({ text: "Lisbon." }));
+  const spec = { kit: "anthropic", session: { mode: "record", out }, task: "Where?", baseURL: fake.anthropicUrl, end: "finish-on-SIGTERM" };
+  const r = await runTs("test/helpers/sessionChild.ts", [JSON.stringify(spec)]);
+  expect(r.stdout).toContain(
+    "finish: finish() after the run ended on SIGTERM: Blackbox finished the session then, as at any process end (exit code 143), so this finish() records nothing.",
+  );
+  expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 143 });
+});
+
 describe("a process that ends before finish() still leaves a valid cassette", () => {
   const cases: Array<[string, unknown, Record<string, unknown>]> = [
     ["process.exit(3)", { exit: 3 }, { event: "run_failed", status: "error", reason: "process_exit", exitCode: 3 }],
