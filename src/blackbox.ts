@@ -1,5 +1,6 @@
 import { createSession } from "./session/index.js";
 import { processSession } from "./processSession.js";
+import { checkOptions } from "./session/setup.js";
 import type { Session, SessionOptions } from "./session/types.js";
 
 
@@ -12,6 +13,7 @@ import type { Session, SessionOptions } from "./session/types.js";
  * records nothing and changes nothing.
  */
 export function blackbox(options: SessionOptions = {}): Session {
+  checkOptions(options);
   if (options.mode === undefined) {
     const existing = processSession();
     if (existing) return existing;

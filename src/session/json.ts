@@ -7,15 +7,13 @@ import type { JsonValue } from "../trace/types.js";
  * their ISO string. A value with no JSON form (a BigInt, a cycle) is an error that
  * says which tool and what to do.
  */
-export function toJsonValue(value: unknown, what: string): JsonValue {
+export function toJsonValue(value: unknown, what: string, hint: string): JsonValue {
   if (value === undefined) return null;
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
   } catch (err) {
-    throw new TypeError(
-      `${what} has no JSON form (${(err as Error).message}); return plain data (objects, arrays, strings, numbers) from the tool`,
-    );
+    throw new TypeError(`${what} has no JSON form (${(err as Error).message}); ${hint}`);
   }
   return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }
@@ -23,8 +21,9 @@ export function toJsonValue(value: unknown, what: string): JsonValue {
 /** Tool arguments as one JSON value: one argument as itself, several as an array, none as null. */
 export function argsToJson(args: readonly unknown[], what: string): JsonValue {
   if (args.length === 0) return null;
-  if (args.length === 1) return toJsonValue(args[0], what);
-  return toJsonValue(args, what);
+  const hint = "pass plain data (objects, arrays, strings, numbers) to the tool";
+  if (args.length === 1) return toJsonValue(args[0], what, hint);
+  return toJsonValue(args, what, hint);
 }
 
 export function jsonEqual(a: JsonValue, b: JsonValue): boolean {

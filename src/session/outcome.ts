@@ -8,12 +8,13 @@ import type { FinishOptions } from "./types.js";
  * finish(), else the last model reply's text (null when there was none).
  */
 export function outcomeOf(options: FinishOptions | undefined, lastOutput: ModelOutput | undefined): TerminalPayload {
-  if (options && options.error !== undefined) {
+  // `finish({ error })` with `let error = null` before a try: null is no error, as a null control is absent
+  if (options && options.error !== undefined && options.error !== null) {
     return { event: "run_failed", status: "error", reason: "agent_error", message: errorMessageOf(options.error) };
   }
   const result: JsonValue =
     options && options.result !== undefined
-      ? toJsonValue(options.result, "the result passed to finish()")
+      ? toJsonValue(options.result, "the result passed to finish()", "pass plain data (objects, arrays, strings, numbers) as the result. The session is still open: call finish() again")
       : (textOf(lastOutput as unknown as JsonValue) ?? null);
   return { event: "run_completed", status: "success", result };
 }

@@ -19,7 +19,7 @@ import { exitOutcome, outcomeOf } from "./outcome.js";
 import { loadTraceSync, writeCassetteSync, writerReady } from "./lazy.js";
 import { ProviderRoutes } from "./routes.js";
 import { loadScript, withIds, type ScriptedOutput } from "./script.js";
-import { checkTraceId, forkPointOf, requireCassette, requireOut, traceIdOf } from "./setup.js";
+import { checkOptions, checkTraceId, continueWithOf, forkPointOf, requireCassette, requireOut, traceIdOf } from "./setup.js";
 import { RecordRound, type RecordedPair, type RoundEntry } from "./rounds.js";
 import { divergence, ReplaySource } from "./source.js";
 import { readBody, servedHeaders, streamLive, synthesizeStream } from "./streaming.js";
@@ -64,15 +64,19 @@ export class SessionImpl implements Session {
   private claimError: BlackboxError | undefined;
   /** The signal that ended the run at process end, when the process then went on (a reload on SIGHUP). */
   private endedBy: string | undefined;
+  private endedCode: number | undefined;
   private thinkingSeen = false;
   private released: (() => void) | undefined;
   private activeFlag = false;
   // fork
   private forkAt = -1;
+  /** The replacement result, copied once: neither the caller's object nor the agent's copy can change what is written. */
+  private forkValue: JsonValue = null;
   private pastFork = false;
   private script: ScriptedOutput[] = [];
 
   constructor(options: SessionOptions = {}) {
+    checkOptions(options);
     this.opts = options;
     this.mode = options.mode ?? "off";
     this.now = options.now ?? Date.now;
@@ -88,7 +92,8 @@ export class SessionImpl implements Session {
       this.source = new ReplaySource(parent, options.match ?? "strict");
       if (this.mode === "fork") {
         this.forkAt = forkPointOf(parent, options);
-        if ((options.continueWith ?? "live") === "script") this.script = loadScript(options.script);
+        this.forkValue = structuredClone(options.forkSet as JsonValue);
+        if (continueWithOf(options) === "script") this.script = loadScript(options.script);
       }
     }
     if (this.mode !== "replay" || options.autoFinish) {
@@ -129,7 +134,7 @@ export class SessionImpl implements Session {
   }
 
   private async handleOther(request: WireRequest, forward: Forward, signal: AbortSignal | undefined, url: URL) {
-    const liveFork = this.mode === "fork" && (this.opts.continueWith ?? "live") === "live";
+    const liveFork = this.mode === "fork" && continueWithOf(this.opts) === "live";
     if (this.mode === "record" || liveFork) return forward(request, signal);
     throw new BlackboxUnsupportedError(
       `${request.method} ${url.pathname} is not recorded (only messages.create and chat.completions.create are), so ${this.mode === "replay" ? "replay" : "fork --script"} cannot answer it. Call it outside the recorded client, or only in record mode.`,
@@ -167,7 +172,7 @@ export class SessionImpl implements Session {
 
   /** Whether a provider call that is not a model call goes upstream (record, a live fork), as handleOther does. */
   forwardsOther(): boolean {
-    return this.mode === "record" || (this.mode === "fork" && (this.opts.continueWith ?? "live") === "live");
+    return this.mode === "record" || (this.mode === "fork" && continueWithOf(this.opts) === "live");
   }
 
   /** The provider of a model-call endpoint (method + URL), else undefined. */
@@ -281,7 +286,7 @@ export class SessionImpl implements Session {
   ): Promise<HttpResponseLike> {
     this.flushRound();
     const startedAt = this.now();
-    if (this.mode === "fork" && (this.opts.continueWith ?? "live") === "script") {
+    if (this.mode === "fork" && continueWithOf(this.opts) === "script") {
       const entry = this.script.shift();
       if (!entry) {
         throw new ForkError(
@@ -380,7 +385,11 @@ export class SessionImpl implements Session {
 
   private startTool(name: string, args: unknown[], run: () => unknown): Promise<unknown> {
     this.guard(`the wrapped tool "${name}" was called`);
-    if (this.modelInFlight) throw this.toolStillRunning("was running (a tool started during it)");
+    if (this.modelInFlight) {
+      throw new SessionError(
+        `the wrapped tool "${name}" was called while a model call was still running; its steps could not be written in order. Await each model call before running the tools it asks for.`,
+      );
+    }
     if (this.streamOpen) {
       throw new SessionError(
         `the wrapped tool "${name}" was called while a streamed model reply was still being read; its steps could not be written in order. Read the stream to its end (e.g. await stream.finalMessage()) before running tools.`,
@@ -418,7 +427,7 @@ export class SessionImpl implements Session {
     entry.running = true;
     this.toolsRunning++;
     try {
-      const result = toJsonValue(await run(), `the result of tool "${name}"`);
+      const result = toJsonValue(await run(), `the result of tool "${name}"`, "return plain data (objects, arrays, strings, numbers) from the tool");
       entry.outcome = { result };
       // the agent gets what a replay will give it (undefined as null, a Date as its string, an
       // instance as plain data), so record and replay agree; a copy: its edits stay out of the cassette
@@ -441,9 +450,9 @@ export class SessionImpl implements Session {
     const entry = round.entries.find((e) => e.recorded?.callStep === pair.callStep)!;
     entry.claimed = true;
     if (pair.resultStep!.index === this.forkAt) {
-      entry.outcome = { result: this.opts.forkSet as JsonValue };
+      entry.outcome = { result: this.forkValue };
       this.pastFork = true;
-      return Promise.resolve(this.opts.forkSet);
+      return Promise.resolve(structuredClone(this.forkValue));
     }
     const p = pair.callStep.payload as { toolName: string };
     return this.recordTool(p.toolName, input, run, entry);
@@ -502,7 +511,7 @@ export class SessionImpl implements Session {
       if (e.forkPoint) {
         const r = e.recorded!.resultStep;
         const p = r.payload as { toolCallId: string; toolName: string };
-        b.append("tool_result", { toolCallId: p.toolCallId, toolName: p.toolName, result: this.opts.forkSet as JsonValue }, r.timestamp);
+        b.append("tool_result", { toolCallId: p.toolCallId, toolName: p.toolName, result: this.forkValue }, r.timestamp);
         continue;
       }
       if (!e.outcome) continue; // requested but never run: the agent stopped
@@ -516,17 +525,26 @@ export class SessionImpl implements Session {
 
   async finish(options?: FinishOptions): Promise<void> {
     if (this.mode === "off") return;
-    if (this.finished) throw new SessionError("finish() was already called for this session; a session records one run: create a new session (blackbox()) for the next run");
+    if (this.finished) {
+      if (this.endedBy) {
+        throw new SessionError(
+          `finish() after the run ended on ${this.endedBy}: Blackbox finished the session then, as at any process end (exit code ${this.endedCode}), so this finish() records nothing.`,
+        );
+      }
+      throw new SessionError("finish() was already called for this session; a session records one run: create a new session (blackbox()) for the next run");
+    }
     const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     if (inFlight > 0) {
       throw new SessionError(
         `finish() was called while ${inFlight} model or tool call(s) were still running; nothing was written. Await every model and tool call before finish().`,
       );
     }
+    // A result with no JSON form throws here, before the session is over: finish() can be
+    // called again with one it can store (and the process end still writes the cassette).
+    const outcome = outcomeOf(options, this.lastOutput);
     this.finished = true;
     try {
       if (this.firstError) throw this.firstError;
-      const outcome = outcomeOf(options, this.lastOutput);
       if (this.mode === "replay") this.checkReplayEnd(outcome);
       else {
         const loading = this.writerLoading();
@@ -570,6 +588,7 @@ export class SessionImpl implements Session {
   private onExit(info: ExitInfo): void {
     if (this.finished) return;
     this.endedBy = info.signal;
+    this.endedCode = info.exitCode;
     if (this.opts.claim && !this.released) {
       // a process that made no call writes nothing; one refused the claim says why (the agent only saw an SDK error)
       if (info.signal) this.finished = true; // an app going on after it (a reload): its later calls are refused, not sent live
@@ -618,11 +637,12 @@ function notWritten(err: BlackboxError, out: string): Error {
   return error;
 }
 
+/** A replayed tool's outcome: a copy of the recorded result (as record hands the agent a copy), so the agent's edits never reach the cassette a fork copies its prefix from. */
 function recordedOutcome(pair: RecordedPair): unknown {
   const r = pair.resultStep?.payload as { result?: JsonValue; error?: string } | undefined;
   if (!r) return null;
   if (typeof r.error === "string") throw new Error(r.error);
-  return r.result;
+  return structuredClone(r.result);
 }
 
 export function createSession(options: SessionOptions = {}): SessionImpl {

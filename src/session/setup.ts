@@ -5,6 +5,64 @@ import { plainJsonProblem } from "../trace/plainJson.js";
 import type { Trace } from "../trace/types.js";
 import type { SessionOptions } from "./types.js";
 
+const CHOICES = {
+  mode: ["off", "record", "replay", "fork"],
+  match: ["strict", "sequence"],
+  continueWith: ["live", "script"],
+} as const;
+
+const KINDS: Record<keyof SessionOptions, string> = {
+  mode: "choice",
+  out: "string",
+  cassette: "string",
+  forkAt: "number",
+  forkSet: "any",
+  continueWith: "choice",
+  script: "any",
+  match: "choice",
+  traceId: "string",
+  providers: "object",
+  autoFinish: "boolean",
+  claim: "boolean",
+  now: "function",
+};
+
+/**
+ * The options object blackbox() was given, checked as the environment's are
+ * (src/edges/env.ts): an unknown name or a value outside its choices is an error that
+ * says what to pass, never a silent default (a mistyped `match` must not turn strict
+ * replay into sequence replay, nor a mistyped `continueWith` send a fork to the provider).
+ */
+export function checkOptions(options: unknown): asserts options is SessionOptions {
+  if (options === undefined) return;
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new SessionError(
+      `blackbox() takes an options object, not ${options === null ? "null" : Array.isArray(options) ? "an array" : `a ${typeof options}`}: pass e.g. blackbox({ mode: "record", out: "runs/name.json" })`,
+    );
+  }
+  const o = options as Record<string, unknown>;
+  for (const [key, value] of Object.entries(o)) {
+    const kind = (KINDS as Record<string, string>)[key];
+    if (kind === undefined) {
+      throw new SessionError(`blackbox(): unknown option "${key}"; the options are ${Object.keys(KINDS).slice(0, 9).join(", ")}`);
+    }
+    if (value === undefined || kind === "any") continue;
+    if (kind === "choice") {
+      const allowed: readonly string[] = CHOICES[key as keyof typeof CHOICES];
+      if (!allowed.includes(value as string)) {
+        throw new SessionError(`blackbox(): ${key} ${JSON.stringify(value)} is not valid; pass one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`);
+      }
+    } else if (typeof value !== kind || value === null) {
+      throw new SessionError(`blackbox(): ${key} must be a ${kind}, not ${value === null ? "null" : typeof value}${key === "out" || key === "cassette" ? ` (for example "runs/name.json")` : ""}`);
+    }
+  }
+}
+
+/** A fork given a script continues from it unless told otherwise (as BLACKBOX_SCRIPT does without BLACKBOX_CONTINUE). */
+export function continueWithOf(opts: SessionOptions): "live" | "script" {
+  return opts.continueWith ?? (opts.script !== undefined ? "script" : "live");
+}
+
 /** The output path record and fork need. */
 export function requireOut(opts: SessionOptions): string {
   if (!opts.out) {

@@ -15,7 +15,7 @@ export interface SessionOptions {
   forkAt?: number;
   /** Replacement result at the fork point. */
   forkSet?: JsonValue;
-  /** After the fork point: call the provider ("live") or answer from `script`. */
+  /** After the fork point: call the provider ("live") or answer from `script` (default: "script" when a script is given, else "live"). */
   continueWith?: "live" | "script";
   /** Scripted model outputs for continueWith "script" (or a path to a JSON list of them). */
   script?: ModelOutput[] | string;
@@ -53,7 +53,9 @@ export interface HttpResponseLike {
 export type Forward = (request: WireRequest, signal?: AbortSignal) => Promise<HttpResponseLike>;
 
 export interface FinishOptions {
+  /** The run's answer, stored as JSON (default: the last model reply's text). */
   result?: unknown;
+  /** A failed run: stored as run_failed agent_error with its message. null and undefined are no error. */
   error?: unknown;
 }
 

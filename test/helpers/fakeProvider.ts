@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 
 export type FakeReply =
-  | { json: object; status?: number; headers?: Record<string, string> }
+  | { json: object; status?: number; headers?: Record<string, string>; delayMs?: number }
   | { sse: string[]; chunkSize?: number; delayMs?: number; status?: number };
 
 export interface FakeRequest {
@@ -64,6 +64,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       return;
     }
     if ("json" in reply) {
+      if (reply.delayMs) await sleep(reply.delayMs); // a slow reply: the call stays in flight
       res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
       res.end(JSON.stringify(reply.json));
       return;

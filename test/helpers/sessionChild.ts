@@ -16,7 +16,7 @@ interface ChildSpec {
   extra?: Record<string, unknown>;
   stream?: boolean;
   /** What to do at the end instead of finish(): exit code, throw, signal. */
-  end?: "finish" | { exit: number } | "throw" | "SIGINT" | "SIGTERM" | "hang-in-tool";
+  end?: "finish" | { exit: number } | "throw" | "SIGINT" | "SIGTERM" | "hang-in-tool" | "finish-on-SIGTERM";
   /** Tool results by city (else the default weather). */
   weather?: Record<string, unknown>;
 }
@@ -53,6 +53,17 @@ if (end === "finish") {
 process.stdout.write(JSON.stringify({ answer, toolRuns, error }) + "\n");
 if (typeof end === "object") process.exit(end.exit);
 if (end === "throw") throw new Error("the agent crashed");
+if (end === "finish-on-SIGTERM") {
+  // a server's graceful shutdown: its own handler finishes the session, then exits 0
+  process.on("SIGTERM", () => {
+    bb.finish({ result: "shut down" }).then(
+      () => process.stdout.write("finished\n"),
+      (err: Error) => process.stdout.write(`finish: ${err.message}\n`),
+    ).finally(() => process.exit(0));
+  });
+  process.kill(process.pid, "SIGTERM");
+  await new Promise((r) => setTimeout(r, 5000));
+}
 if (end === "SIGINT" || end === "SIGTERM") {
   process.kill(process.pid, end);
   await new Promise((r) => setTimeout(r, 5000));

@@ -45,6 +45,23 @@ describe("finish()", () => {
     expect(verifyTrace(t).ok).toBe(true);
   });
 
+  test("finish({ error: null }) is no error: the run completed, in record and in replay", async () => {
+    fake.enqueue(anthropicKit.reply({ text: "Booked." }));
+    const out = join(dir, "error-null.json");
+    const agent = async (bb: ReturnType<typeof blackbox>) => {
+      let error: Error | null = null;
+      try {
+        await ask(anthropicKit.client(bb.fetch, fake.anthropicUrl));
+      } catch (e) {
+        error = e as Error;
+      }
+      await bb.finish({ error });
+    };
+    await agent(blackbox({ mode: "record", out }));
+    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: "Booked." });
+    await agent(blackbox({ mode: "replay", cassette: out }));
+  });
+
   test("refuses calls after finish(): a model request is not sent, a wrapped tool does not run", async () => {
     fake.enqueue(anthropicKit.reply({ text: "one" }));
     const bb = blackbox({ mode: "record", out: join(dir, "after.json") });
@@ -93,6 +110,22 @@ describe("finish()", () => {
     await p;
   });
 
+  test("a wrapped tool called while a model call is still running is refused, naming the tool, and does not run", async () => {
+    fake.enqueue({ ...anthropicKit.reply({ text: "slow reply" }), delayMs: 100 });
+    const bb = blackbox({ mode: "record", out: join(dir, "tool-during-model.json") });
+    const client = anthropicKit.client(bb.fetch, fake.anthropicUrl);
+    let ran = false;
+    const tool = bb.tool("get_weather", async () => (ran = true));
+    const pending = ask(client);
+    await new Promise((r) => setTimeout(r, 20));
+    await expect(tool()).rejects.toThrow(
+      'the wrapped tool "get_weather" was called while a model call was still running; its steps could not be written in order. Await each model call before running the tools it asks for.',
+    );
+    expect(ran).toBe(false);
+    await pending;
+    await bb.finish();
+  });
+
   test("overlapping model calls on one session are rejected", async () => {
     fake.enqueue(openaiKit.reply({ text: "a" }));
     const bb = blackbox({ mode: "record", out: join(dir, "overlap.json") });
@@ -132,11 +165,46 @@ describe("finish()", () => {
     await bb.finish();
   });
 
+  test("a result with no JSON form is refused and leaves the session open: finish() again writes the cassette", async () => {
+    fake.enqueue(anthropicKit.reply({ text: "42 rooms." }));
+    const out = join(dir, "bigint.json");
+    const bb = blackbox({ mode: "record", out });
+    await ask(anthropicKit.client(bb.fetch, fake.anthropicUrl));
+    const err = await bb.finish({ result: { rooms: 42n } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toBe(
+      "the result passed to finish() has no JSON form (Do not know how to serialize a BigInt); pass plain data (objects, arrays, strings, numbers) as the result. The session is still open: call finish() again",
+    );
+    expect(existsSync(out)).toBe(false);
+    await bb.finish({ result: { rooms: 42 } });
+    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: { rooms: 42 } });
+  });
+
+  test("arguments with no JSON form say to pass plain data to the tool (not to return it)", async () => {
+    const bb = blackbox({ mode: "record", out: join(dir, "args.json") });
+    const tool = bb.tool("count", async (n: bigint) => Number(n));
+    await expect(tool(1n)).rejects.toThrow(
+      'the arguments of tool "count" has no JSON form (Do not know how to serialize a BigInt); pass plain data (objects, arrays, strings, numbers) to the tool',
+    );
+    bb.dispose();
+  });
+
   test("a session without its files says what to pass", () => {
     expect(() => blackbox({ mode: "record" })).toThrow(SessionError);
     expect(() => blackbox({ mode: "record" })).toThrow('mode "record" needs an output path: pass blackbox({ out: "runs/name.json" }) or set BLACKBOX_OUT');
     expect(() => blackbox({ mode: "replay" })).toThrow('mode "replay" needs a cassette to read');
   });
+});
+
+test("finish() in the process's own SIGTERM handler says the run already ended on SIGTERM (not that finish() was called)", async () => {
+  const out = join(dir, "graceful.json");
+  fake.enqueue(anthropicKit.reply({ text: "Lisbon." }));
+  const spec = { kit: "anthropic", session: { mode: "record", out }, task: "Where?", baseURL: fake.anthropicUrl, end: "finish-on-SIGTERM" };
+  const r = await runTs("test/helpers/sessionChild.ts", [JSON.stringify(spec)]);
+  expect(r.stdout).toContain(
+    "finish: finish() after the run ended on SIGTERM: Blackbox finished the session then, as at any process end (exit code 143), so this finish() records nothing.",
+  );
+  expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 143 });
 });
 
 describe("a process that ends before finish() still leaves a valid cassette", () => {

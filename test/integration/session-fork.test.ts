@@ -106,6 +106,48 @@ describe.each(kits)("$name", (kit: Kit) => {
     await expect(bb.finish()).rejects.toThrow("Replay diverged at step 0 (model_input)");
   });
 
+  test("an agent that edits the tool results it gets: the copied prefix and the fork point stay as recorded and as given", async () => {
+    // the agent marks each result it reads (a common edit): it gets copies, never the cassette's own values
+    const editing = (tools: Record<string, (i: any) => Promise<any>>) => ({
+      get_weather: async (input: any) => {
+        const r = await tools.get_weather!(input);
+        r.checked = true;
+        return r;
+      },
+    });
+    const weather = async ({ city }: { city: string }) => ({ city, forecast: "sunny" });
+    fake.enqueue(
+      kit.reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }, { name: "get_weather", input: { city: "Porto" } }] }),
+      kit.reply({ text: "Both sunny." }),
+    );
+    const rec = blackbox({ mode: "record", out: path("edits") });
+    await kit.run(kit.client(rec.fetch, base()), editing(rec.tools({ get_weather: weather })), { task: TASK, sequential: true });
+    await rec.finish();
+    const recorded = await loadTrace(path("edits"));
+    expect(recorded.steps[3]!.type).toBe("tool_result");
+    expect(recorded.steps[5]!.type).toBe("tool_result");
+
+    const given = { city: "Porto", forecast: "storm" };
+    const bb = blackbox({
+      mode: "fork", cassette: path("edits"), out: path("edits-fork"), forkAt: 5, forkSet: given,
+      script: [{ type: "final_answer", text: "Storm in Porto." }],
+    });
+    const answer = await kit.run(kit.client(bb.fetch, base()), editing(bb.tools({ get_weather: weather })), { task: TASK, sequential: true });
+    await bb.finish();
+    expect(answer).toBe("Storm in Porto.");
+    expect(given).toEqual({ city: "Porto", forecast: "storm" });
+    const child = await loadTrace(path("edits-fork"));
+    expect(verifyTrace(child)).toEqual({ ok: true, problems: [] });
+    expect(child.steps[3]).toEqual({ ...recorded.steps[3], id: child.steps[3]!.id });
+    expect((child.steps[5]!.payload as any).result).toEqual({ city: "Porto", forecast: "storm" });
+    // and the same agent replays the recording
+    {
+      const rb = blackbox({ mode: "replay", cassette: path("edits") });
+      await kit.run(kit.client(rb.fetch, base()), editing(rb.tools({ get_weather: weather })), { task: TASK, sequential: true });
+      await rb.finish();
+    }
+  });
+
   test("the fork point must be a tool_result", () => {
     const make = (forkAt: number) => blackbox({ mode: "fork", cassette: path("parent"), out: path("y"), forkAt, forkSet: 1 });
     expect(() => make(1)).toThrow(ForkError);
