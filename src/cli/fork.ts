@@ -11,6 +11,7 @@ import { defaultForkPath, forkBuiltin } from "./builtin.js";
 import { CliExit, missingCassette } from "./exit.js";
 import { consoleIo } from "./hookedRun.js";
 import { runUnderHook } from "./hookedRun.js";
+import { checkForkOut } from "../session/setup.js";
 
 interface ForkOptions {
   at: number;
@@ -64,6 +65,11 @@ export function register(program: Command): void {
         if (bad) cmd.error(`error: ${bad}`, { exitCode: 2 });
       }
       const out = resolve(opts.out ?? defaultForkPath(file, opts.at));
+      try {
+        checkForkOut({ mode: "fork", cassette: file, out });
+      } catch (err) {
+        cmd.error(`error: ${(err as Error).message}`, { exitCode: 2 });
+      }
       const script = opts.script ? resolve(opts.script) : undefined;
       if (command.length === 0) {
         const code = await forkBuiltin(file, { at: opts.at, out, ...(set === undefined ? {} : { set: JSON.parse(set) as JsonValue }) }, consoleIo());

@@ -17,6 +17,7 @@ import { dirname, extname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BlackboxConfig } from "../config.js";
 import { BlackboxConfigError } from "../errors.js";
+import { findProviderId } from "../trace/neutrality.js";
 import { isPlainConfig } from "./configShape.js";
 import { scanExports } from "./staticExports.js";
 
@@ -339,6 +340,10 @@ export async function validateConfig(file: string, raw: unknown): Promise<Loaded
       const before = seen.get(name);
       if (before === entry) throw new BlackboxConfigError(`${file}: ${entry}: tool name "${name}" is listed twice; list each export once`);
       if (before) throw new BlackboxConfigError(`${file}: ${entry}: tool name "${name}" is already used by ${before}; give one of them another name`);
+      const looksProvider = findProviderId(name);
+      if (looksProvider) {
+        throw new BlackboxConfigError(`${file}: ${entry}: tool name "${name}" looks like a provider id (${looksProvider}), which a cassette must not contain; give it another name ({ module, export, name })`);
+      }
       seen.set(name, entry);
       tools.push({ name, file: path, exportName, entry, config: file });
     }

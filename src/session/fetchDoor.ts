@@ -46,8 +46,9 @@ export function toResponse(r: HttpResponseLike): Response {
 }
 
 /**
- * `bb.fetch`: the door for the SDKs' `fetch` option. Provider endpoints go to the
- * session; everything else, and every call in mode off, to the global fetch.
+ * `bb.fetch`: the door for the SDKs' `fetch` option. Every call goes to the session (only
+ * the SDKs send through it, whatever their baseURL: the provider is the origin's, else the
+ * Anthropic SDK's version header says which); in mode off every call goes to the global fetch.
  */
 export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): typeof globalThis.fetch {
   const passThrough = (input: RequestInfo | URL, init?: FetchInit) => globalThis.fetch(input, init);

@@ -19,7 +19,7 @@ import { exitOutcome, outcomeOf } from "./outcome.js";
 import { loadTraceSync, writeCassetteSync, writerReady } from "./lazy.js";
 import { ProviderRoutes } from "./routes.js";
 import { loadScript, withIds, type ScriptedOutput } from "./script.js";
-import { checkOptions, checkTraceId, continueWithOf, forkPointOf, requireCassette, requireOut, traceIdOf } from "./setup.js";
+import { checkForkOut, checkOptions, checkToolName, checkTraceId, continueWithOf, forkPointOf, requireCassette, requireOut, traceIdOf } from "./setup.js";
 import { RecordRound, type RecordedPair, type RoundEntry } from "./rounds.js";
 import { divergence, ReplaySource } from "./source.js";
 import { readBody, servedHeaders, streamLive, synthesizeStream } from "./streaming.js";
@@ -88,6 +88,7 @@ export class SessionImpl implements Session {
       requireOut(options);
       this.builder = new TraceBuilder({ id: traceIdOf(options), createdAt: this.now() });
     } else {
+      if (this.mode === "fork") checkForkOut(options);
       const parent = loadTraceSync(requireCassette(options));
       this.source = new ReplaySource(parent, options.match ?? "strict");
       if (this.mode === "fork") {
@@ -359,6 +360,7 @@ export class SessionImpl implements Session {
 
   tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F> {
     if (typeof fn !== "function") throw new TypeError(`bb.tool("${name}", fn): fn is not a function`);
+    checkToolName(name);
     const session = this;
     const wrapped = async function (this: unknown, ...args: unknown[]) {
       return session.callTool(name, args, () => fn.apply(this, args), wrapped);

@@ -1,4 +1,5 @@
-import { basename } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { ForkError, SessionError } from "../errors.js";
 import { findProviderId } from "../trace/neutrality.js";
 import { plainJsonProblem } from "../trace/plainJson.js";
@@ -63,6 +64,23 @@ export function continueWithOf(opts: SessionOptions): "live" | "script" {
   return opts.continueWith ?? (opts.script !== undefined ? "script" : "live");
 }
 
+/** A fork writes a new cassette: over its parent, the run it forks would be lost (and its child names it as parent). */
+export function checkForkOut(opts: SessionOptions): void {
+  const out = requireOut(opts);
+  const cassette = requireCassette(opts);
+  const same = (a: string, b: string): boolean => {
+    if (resolve(a) === resolve(b)) return true;
+    try {
+      return realpathSync(a) === realpathSync(b);
+    } catch {
+      return false; // out does not exist yet: not the parent
+    }
+  };
+  if (same(out, cassette)) {
+    throw new SessionError(`the fork would write its cassette over the one it forks (${cassette}); give it another out file, e.g. ${cassette.replace(/(\.json)?$/i, ".fork.json")}`);
+  }
+}
+
 /** The output path record and fork need. */
 export function requireOut(opts: SessionOptions): string {
   if (!opts.out) {
@@ -85,6 +103,20 @@ export function checkTraceId(opts: SessionOptions): void {
   if (looksProvider) {
     throw new SessionError(
       `traceId ${JSON.stringify(opts.traceId)} looks like a provider id (${looksProvider}), which a cassette must not contain; choose another id`,
+    );
+  }
+}
+
+/**
+ * A tool's name is stored in each of its steps, so one that looks like a provider id
+ * (toolu_01, call_9) would make the cassette fail verify at finish(), after the whole run:
+ * refused when the tool is wrapped. `where` prefixes the message (the config entry).
+ */
+export function checkToolName(name: string, where = "bb.tool()"): void {
+  const looksProvider = findProviderId(name);
+  if (looksProvider) {
+    throw new SessionError(
+      `${where}: tool name ${JSON.stringify(name)} looks like a provider id (${looksProvider}), which a cassette must not contain; give the tool another name`,
     );
   }
 }

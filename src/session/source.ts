@@ -9,7 +9,7 @@ import { pairsAt, type RecordedPair } from "./rounds.js";
 import { shareRecordedHistory } from "../trace/share.js";
 
 const HINT = "If the change is intended, re-record the run (blackbox record -- <command>)";
-const STRICT_HINT = `${HINT}, or replay with --match sequence to serve the recording in order without comparing.`;
+const STRICT_HINT = `${HINT}, or replay with --match sequence (in code: match: "sequence") to serve the recording in order without comparing.`;
 
 export function show(value: unknown): string {
   if (value === undefined) return "(absent)";

@@ -215,6 +215,23 @@ describe("blackbox fork --set refuses a value a cassette cannot hold, before any
   });
 });
 
+describe("blackbox fork -o <the cassette it forks> is refused before anything runs", () => {
+  it("the built-in demo and a command: exit 2, the parent unchanged, the command never started", async () => {
+    const demoDir = join(tmp, "fork-over");
+    expect((await runCli(["demo", "--dir", demoDir])).code).toBe(0);
+    const parent = join(demoDir, "trip.json");
+    const before = readFileSync(parent, "utf8");
+    const marker = join(tmp, "over-ran.txt");
+    for (const command of [[], ["--", process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")`]]) {
+      const r = await runCli(["fork", parent, "--at", "3", "--set", '{"forecast":"rain"}', "-o", join(demoDir, ".", "trip.json"), ...command]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`error: the fork would write its cassette over the one it forks (${parent}); give it another out file, e.g. ${join(demoDir, "trip.fork.json")}`);
+      expect(readFileSync(parent, "utf8")).toBe(before);
+      expect(existsSync(marker)).toBe(false);
+    }
+  });
+});
+
 describe("a forgotten cassette before --", () => {
   it("replay and fork say the cassette goes before --, not that `node` does not exist", async () => {
     const r = await runCli(["replay", "--", "node", "agent.mjs"]);

@@ -3,11 +3,11 @@
  * recording and copied verbatim, the fork point gets the replacement result, and
  * the rest is scripted (offline, under unshare -n) or live (the fake provider).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { blackbox, diffTraces, ForkError, isBlackboxError, loadTrace, verifyTrace, type Trace } from "../../src/index.js";
+import { blackbox, diffTraces, ForkError, isBlackboxError, loadTrace, SessionError, verifyTrace, type Trace } from "../../src/index.js";
 import { kits, type Kit } from "../helpers/agents.js";
 import { runTs } from "../helpers/child.js";
 import { runCli } from "../helpers/cli.js";
@@ -153,6 +153,15 @@ describe.each(kits)("$name", (kit: Kit) => {
     expect(() => make(1)).toThrow(ForkError);
     expect(() => make(1)).toThrow("cannot fork a recorded agent at step 1: it is a model_output, and the fork point must be a tool_result (tool_result steps: 3, 5)");
     expect(() => make(99)).toThrow(`cannot fork at step 99: the cassette has steps 0 to ${parent.steps.length - 1}`);
+  });
+
+  test("a fork whose out is the cassette it forks is refused before anything runs; the parent stays", async () => {
+    const before = readFileSync(path("parent"), "utf8");
+    const over = (out: string) => () => blackbox({ mode: "fork", cassette: path("parent"), out, forkAt: 3, forkSet: STORM, continueWith: "script", script: [] });
+    const message = `the fork would write its cassette over the one it forks (${path("parent")}); give it another out file, e.g. ${path("parent").replace(/\.json$/, ".fork.json")}`;
+    expect(over(path("parent"))).toThrow(message);
+    expect(over(join(dir, ".", `${kit.name}-parent.json`))).toThrow(SessionError); // the same file by another spelling
+    expect(readFileSync(path("parent"), "utf8")).toBe(before);
   });
 
   test("a script that runs out says what to add", async () => {

@@ -81,4 +81,13 @@ describe("blackbox() options", () => {
     expect(fake.requests.length).toBe(before);
     expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: "Rain in Lisbon: stay in." });
   });
+
+  test("a tool named like a provider id is refused when it is wrapped, not at finish() after the whole run", () => {
+    const bb = blackbox({ mode: "record", out: join(dir, "named.json") });
+    expect(() => bb.tools({ toolu_01: async () => ({}) })).toThrow(
+      'bb.tool(): tool name "toolu_01" looks like a provider id (toolu_01), which a cassette must not contain; give the tool another name',
+    );
+    expect(() => bb.tool("call_9", async () => ({}))).toThrow(SessionError);
+    expect(Object.keys(bb.tools({ call_api: async () => ({}), send_msg_to_user: async () => ({}) }))).toEqual(["call_api", "send_msg_to_user"]);
+  });
 });

@@ -149,12 +149,14 @@ test("a config with no default export (or an empty one) names what it exports in
   expect(await refused(empty)).toContain("the config has no default export (it exports nothing)");
 });
 
-test("a syntax error names the line and column; an export listed twice in one entry says so", async () => {
+test("a syntax error names the line and column; an export listed twice in one entry says so; so does a name like a provider id", async () => {
   const syntax = project("blackbox.config.ts", 'import { helper } from "./helper.ts";\nexport default { tools: [{ module: "./tools.mjs", exports: ["get_weather" }] };\n');
   writeFileSync(join(syntax, "helper.ts"), "export const helper = 1;\n");
   expect(await refused(syntax)).toMatch(/the config could not be loaded \(.*Unexpected token.* at .*blackbox\.config\.ts:2:\d+\)/);
   const twice = project("blackbox.config.mjs", 'export default { tools: [{ module: "./tools.mjs", exports: ["book", "book"] }] };');
   expect(await refused(twice)).toContain('tools[0]: tool name "book" is listed twice; list each export once');
+  const idLike = project("blackbox.config.mjs", 'export default { tools: [{ module: "./tools.mjs", export: "book", name: "toolu_01" }] };');
+  expect(await refused(idLike)).toContain('tools[0]: tool name "toolu_01" looks like a provider id (toolu_01), which a cassette must not contain; give it another name ({ module, export, name })');
 });
 
 test("mode words are read whatever their case (BLACKBOX_MODE=OFF is off, Record is record)", async () => {
