@@ -110,7 +110,8 @@ export function checkTraceId(opts: SessionOptions): void {
 /**
  * A tool's name is stored in each of its steps, so one that looks like a provider id
  * (toolu_01, call_9) would make the cassette fail verify at finish(), after the whole run:
- * refused when the tool is wrapped. `where` prefixes the message (the config entry).
+ * refused when the tool is wrapped (in a mode that records: mode off stores nothing). `where`
+ * prefixes the message: bb.tool() or bb.tools(), what the agent called.
  */
 export function checkToolName(name: string, where = "bb.tool()"): void {
   const looksProvider = findProviderId(name);

@@ -85,9 +85,24 @@ describe("blackbox() options", () => {
   test("a tool named like a provider id is refused when it is wrapped, not at finish() after the whole run", () => {
     const bb = blackbox({ mode: "record", out: join(dir, "named.json") });
     expect(() => bb.tools({ toolu_01: async () => ({}) })).toThrow(
-      'bb.tool(): tool name "toolu_01" looks like a provider id (toolu_01), which a cassette must not contain; give the tool another name',
+      'bb.tools(): tool name "toolu_01" looks like a provider id (toolu_01), which a cassette must not contain; give the tool another name',
     );
+    expect(() => bb.tool("call_9", async () => ({}))).toThrow('bb.tool(): tool name "call_9" looks like a provider id (call_9)');
     expect(() => bb.tool("call_9", async () => ({}))).toThrow(SessionError);
     expect(Object.keys(bb.tools({ call_api: async () => ({}), send_msg_to_user: async () => ({}) }))).toEqual(["call_api", "send_msg_to_user"]);
+    bb.dispose();
+  });
+
+  test("mode off (an app run without Blackbox: production) wraps any tool name: it records nothing a name could spoil", async () => {
+    for (const bb of [blackbox(), blackbox({ mode: "off" })]) {
+      const tools = bb.tools({ get_msg_2: async () => "read", call_v2: async (n: number) => n + 1 });
+      expect(await tools.get_msg_2()).toBe("read");
+      expect(await bb.tool("toolu_01", async () => "ran")()).toBe("ran");
+      expect(await tools.call_v2(1)).toBe(2);
+    }
+    // the same names still fail early once the run is recorded
+    expect(() => blackbox({ mode: "record", out: join(dir, "off-names.json") }).tools({ get_msg_2: async () => "read" })).toThrow(
+      'bb.tools(): tool name "get_msg_2" looks like a provider id (msg_2)',
+    );
   });
 });
