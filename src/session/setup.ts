@@ -54,7 +54,7 @@ export function checkOptions(options: unknown): asserts options is SessionOption
         throw new SessionError(`blackbox(): ${key} ${JSON.stringify(value)} is not valid; pass one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`);
       }
     } else if (typeof value !== kind || value === null) {
-      throw new SessionError(`blackbox(): ${key} must be a ${kind}, not ${value === null ? "null" : typeof value}${key === "out" || key === "cassette" ? ` (for example "runs/name.json")` : ""}`);
+      throw new SessionError(`blackbox(): ${key} must be ${kind === "object" ? "an" : "a"} ${kind}, not ${value === null ? "null" : typeof value}${key === "out" || key === "cassette" ? ` (for example "runs/name.json")` : ""}`);
     }
   }
 }

@@ -56,6 +56,9 @@ describe("blackbox() options", () => {
     expect(() => blackbox({ mode: "fork", cassette: parent, out: join(dir, "x.json"), forkAt: "3" as never, forkSet: 1 })).toThrow(
       "blackbox(): forkAt must be a number, not string",
     );
+    expect(() => blackbox({ mode: "record", out: join(dir, "x.json"), providers: "http://proxy" as never })).toThrow(
+      "blackbox(): providers must be an object, not string",
+    );
     expect(() => blackbox("record" as never)).toThrow("blackbox() takes an options object, not a string");
     // mode off is checked too: the same options must not fail only once recording is switched on
     expect(() => blackbox({ mode: "off", match: "bad" as never })).toThrow('blackbox(): match "bad" is not valid');
