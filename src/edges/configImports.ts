@@ -6,7 +6,8 @@
  * real. A module jiti transpiles (TypeScript, CommonJS) is jiti's own copy: no harm. This walks the config's static (and
  * string-literal dynamic) imports of local files, as they run once types are stripped
  * (sucrase: type-only imports are gone), to find such a path. Only configs that go to jiti
- * are walked: the other roads import nothing but @ardaulas/blackbox/config.
+ * are walked: the other roads import nothing but @ardaulas/blackbox/config, builtins and
+ * TypeScript modules of the config's own (as data: copies, never Node's cached file).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";

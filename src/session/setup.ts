@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { ForkError, SessionError } from "../errors.js";
 import { findProviderId } from "../trace/neutrality.js";
@@ -28,6 +28,9 @@ const KINDS: Record<keyof SessionOptions, string> = {
   now: "function",
 };
 
+/** Options the register hook sets for its own session; accepted, not offered. */
+const INTERNAL: ReadonlySet<string> = new Set(["autoFinish", "claim"]);
+
 /**
  * The options object blackbox() was given, checked as the environment's are
  * (src/edges/env.ts): an unknown name or a value outside its choices is an error that
@@ -45,7 +48,7 @@ export function checkOptions(options: unknown): asserts options is SessionOption
   for (const [key, value] of Object.entries(o)) {
     const kind = (KINDS as Record<string, string>)[key];
     if (kind === undefined) {
-      throw new SessionError(`blackbox(): unknown option "${key}"; the options are ${Object.keys(KINDS).slice(0, 9).join(", ")}`);
+      throw new SessionError(`blackbox(): unknown option "${key}"; the options are ${Object.keys(KINDS).filter((k) => !INTERNAL.has(k)).join(", ")}`);
     }
     if (value === undefined || kind === "any") continue;
     if (kind === "choice") {
@@ -71,7 +74,9 @@ export function checkForkOut(opts: SessionOptions): void {
   const same = (a: string, b: string): boolean => {
     if (resolve(a) === resolve(b)) return true;
     try {
-      return realpathSync(a) === realpathSync(b);
+      // one file by another name: a symlink, or the other case on a case-insensitive disk (macOS, Windows)
+      const [x, y] = [statSync(a), statSync(b)];
+      return x.dev === y.dev && x.ino === y.ino;
     } catch {
       return false; // out does not exist yet: not the parent
     }
