@@ -51,15 +51,17 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
   let claimed = false;
+  let unfinished: number | undefined;
   let reported = false;
   try {
     code = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }), {
       holder: () => runClaim(claimedPath, token).holder,
     });
   } finally {
-    claimed = endRunClaim(claimedPath, token);
+    ({ claimed, unfinished } = endRunClaim(claimedPath, token));
     reported = takeReported(token);
   }
+  const failed = code !== 0 ? code : 1;
   if (run.writes) {
     const after = stamp(run.writes);
     if (after === undefined || after === before) {
@@ -69,8 +71,13 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
         throw new CliExit(code !== 0 ? code : 1);
       }
       const kept = before !== undefined ? ` (the cassette already there was left as it was)` : "";
+      const how = code > 128 ? `was killed (exit code ${code}, signal ${code - 128})` : `exited with code ${code}`;
+      if (unfinished !== undefined) {
+        const what = unfinishedWhy(unfinished, "it could write the cassette");
+        process.stderr.write(`blackbox: no cassette was written to ${run.writes}${kept}: ${code !== 0 ? `the command ${how}; ` : ""}${what}. Let that process (or thread) end on its own, or on Ctrl-C or SIGTERM, then record again.\n`);
+        throw new CliExit(failed);
+      }
       if (code !== 0) {
-        const how = code > 128 ? `was killed (exit code ${code}, signal ${code - 128})` : `exited with code ${code}`;
         process.stderr.write(
           `blackbox: no cassette was written to ${run.writes}${kept}: the command ${how} before it made a model call, or was killed too hard to write one (SIGKILL). ` +
             "Run it again; a crash, exit or Ctrl-C after the first call still leaves a cassette.\n",
@@ -85,6 +92,12 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
       throw new CliExit(1);
     }
     if (!(await mustVerify(run.writes, "the run is not trustworthy"))) throw new CliExit(code !== 0 ? code : 1);
+  } else if (run.reads && unfinished !== undefined && !reported) {
+    process.stderr.write(
+      `blackbox: the replay was not checked: ${unfinishedWhy(unfinished, "its end-of-run check")}, ` +
+        "so nothing shows that it made every recorded call and ended as recorded. Let that process (or thread) end on its own, then replay again.\n",
+    );
+    throw new CliExit(failed);
   } else if (run.reads && !claimed && !reported) {
     // No process of the run made a call: a replay of a recording that has calls diverged.
     const diverged = noCallsDivergence(await loadTrace(run.reads), "the command");
@@ -94,6 +107,17 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
     }
   }
   if (code !== 0) throw new CliExit(code);
+  // A process of the run printed a `blackbox:` error (a replay that diverged, a second process or thread refused)
+  // whose exit code never reached this one: a launcher that ignores it (`sh -c '...; true'`), a worker thread's.
+  if (reported) throw new CliExit(1);
+}
+
+/** What a process of the run that claimed the cassette and never released it did, as a message. */
+function unfinishedWhy(pid: number, what: string): string {
+  return (
+    `process ${pid} made model or tool calls but ended before ${what}: it was killed (SIGKILL), ` +
+    "or it made them in a worker thread that was terminated (worker.terminate()) or cut short by its process's exit (process.exit()) before the thread ended"
+  );
 }
 
 /** The built-in agent's output on this process's stdout/stderr. */
