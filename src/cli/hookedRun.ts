@@ -8,7 +8,9 @@
  * run token), nothing is guessed on top of it.
  */
 import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { endRunClaim, locksDir, runClaim, runToken, takeReported } from "../edges/claim.js";
+import { findConfig } from "../edges/config.js";
 import { noCallsDivergence } from "../edges/run.js";
 import { loadTrace } from "../edges/store.js";
 import type { BuiltinIo } from "./builtin.js";
@@ -47,7 +49,7 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   const before = run.writes ? stamp(run.writes) : undefined;
   // One token per run: a second process of the tree that makes calls is refused, not allowed to clobber.
   const token = runToken();
-  const vars = { ...run.vars, BLACKBOX_RUN: token, BLACKBOX_LOCKS: locksDir() }; // the locks stay found if the command changes TMPDIR
+  const vars = { ...run.vars, BLACKBOX_RUN: token, BLACKBOX_LOCKS: locksDir(), BLACKBOX_CONFIG: pinnedConfig(run.vars.BLACKBOX_CONFIG) }; // the locks stay found if the command changes TMPDIR
   const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
   let claimed = false;
@@ -118,6 +120,19 @@ function unfinishedWhy(pid: number, what: string): string {
     `process ${pid} made model or tool calls but ended before ${what}: it was killed (SIGKILL), ` +
     "or it made them in a worker thread that was terminated (worker.terminate()) or cut short by its process's exit (process.exit()) before the thread ended"
   );
+}
+
+/**
+ * The config every process of the run loads, as an absolute path: --config or
+ * BLACKBOX_CONFIG, else blackbox.config.* of the folder blackbox runs in. A process of the
+ * command in another folder (`cd app && node agent.js`, spawn's `cwd`, a worker after
+ * process.chdir()) would otherwise look there, find none, and record (and replay) its
+ * tools unwrapped. None found: each process looks in its own working folder.
+ */
+function pinnedConfig(named: string | undefined): string | undefined {
+  const given = named ?? process.env.BLACKBOX_CONFIG;
+  if (given) return resolve(given);
+  return findConfig(process.cwd(), undefined);
 }
 
 /** The built-in agent's output on this process's stdout/stderr. */

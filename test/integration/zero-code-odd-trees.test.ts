@@ -154,3 +154,22 @@ test("two worker threads of one process making calls under one cassette: the sec
   rmSync(bookings, { force: true });
   await drain();
 });
+
+test("the agent started in a subfolder (cd app && node ...) still uses the config of the folder blackbox runs in", async () => {
+  const root = join(tmp.dir, "mono");
+  mkdirSync(join(root, "app"), { recursive: true });
+  for (const f of ["agent.mjs", "tools.mjs"]) cpSync(join(project, f), join(root, "app", f));
+  writeFileSync(join(root, "blackbox.config.mjs"), `export default { tools: [{ module: "./app/tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
+  queueTrip();
+  const out = join(root, "mono.json");
+  const rec = await blackbox(["record", "-o", out, "--", "sh", "-c", "cd app && node agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, root);
+  expect(rec.stderr).toBe("");
+  expect(rec.code).toBe(0);
+  expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
+  rmSync(join(root, "app", "bookings.log"));
+
+  const replay = await blackbox(["replay", out, "--", "sh", "-c", "cd app && node agent.mjs"], {}, true, root);
+  expect(replay.stderr).toBe("");
+  expect(replay.code).toBe(0);
+  expect(existsSync(join(root, "app", "bookings.log"))).toBe(false);
+});
