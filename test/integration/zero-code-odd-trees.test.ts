@@ -173,3 +173,20 @@ test("the agent started in a subfolder (cd app && node ...) still uses the confi
   expect(replay.code).toBe(0);
   expect(existsSync(join(root, "app", "bookings.log"))).toBe(false);
 });
+
+test("a blackbox.config.cjs in the folder is used (not silently skipped, running the tools in replay)", async () => {
+  const dir = join(tmp.dir, "cjs");
+  mkdirSync(dir, { recursive: true });
+  for (const f of ["agent.mjs", "tools.mjs"]) cpSync(join(project, f), join(dir, f));
+  writeFileSync(join(dir, "package.json"), `{ "private": true, "type": "module" }\n`);
+  writeFileSync(join(dir, "blackbox.config.cjs"), `module.exports = { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
+  queueTrip();
+  const out = join(dir, "cjs.json");
+  const rec = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, dir);
+  expect(rec.stderr).toBe("");
+  expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
+  rmSync(join(dir, "bookings.log"));
+  const replay = await blackbox(["replay", out, "--", "node", "agent.mjs"], {}, true, dir);
+  expect(replay.code).toBe(0);
+  expect(existsSync(join(dir, "bookings.log"))).toBe(false);
+});
