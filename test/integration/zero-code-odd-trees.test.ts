@@ -190,3 +190,26 @@ test("a blackbox.config.cjs in the folder is used (not silently skipped, running
   expect(replay.code).toBe(0);
   expect(existsSync(join(dir, "bookings.log"))).toBe(false);
 });
+
+test("process.exit() inside a tool: the replay's divergence says the recording ended with that call in flight", async () => {
+  const dir = join(tmp.dir, "exits");
+  mkdirSync(dir, { recursive: true });
+  cpSync(join(project, "agent.mjs"), join(dir, "agent.mjs"));
+  const tools = readFileSync(join(project, "tools.mjs"), "utf8");
+  writeFileSync(join(dir, "tools.mjs"), tools.replace(/(appendFileSync\(file, [^;]*;)/, "$1\n  process.exit(0);"));
+  writeFileSync(join(dir, "package.json"), `{ "private": true, "type": "module" }\n`);
+  writeFileSync(join(dir, "blackbox.config.mjs"), `export default { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
+  queueTrip();
+  const out = join(dir, "exits.json");
+  const rec = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, dir);
+  expect(rec.code).toBe(0);
+  expect(readCassette(out).steps.at(-1)!.payload).toMatchObject({ reason: "calls_in_flight", exitCode: 0 });
+  await drain();
+  rmSync(join(dir, "bookings.log"));
+  const replay = await blackbox(["replay", out, "--", "node", "agent.mjs"], {}, true, dir);
+  expect(replay.stderr).toContain(
+    `the agent called the wrapped tool "book_hotel", which the recording did not run here: the recording ends here because its process exited (code 0) while a call was still running`,
+  );
+  expect(replay.code).toBe(1);
+  expect(existsSync(join(dir, "bookings.log"))).toBe(false);
+});
