@@ -89,6 +89,7 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
       process.stderr.write(
         `blackbox: no cassette was written to ${run.writes}${kept}: the command made no model call through Blackbox. ` +
           "Check that the agent runs in Node with the provider SDK (api.anthropic.com / api.openai.com, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL), " +
+          "that a process started with an environment of its own (spawn or fork with `env`) keeps NODE_OPTIONS and the BLACKBOX_* variables, " +
           "or name its tools in blackbox.config.ts\n",
       );
       throw new CliExit(1);

@@ -26,7 +26,8 @@ export function noCallsDivergence(trace: Trace, who: string): ReplayDivergenceEr
   return divergence(
     first,
     `${who} made no model or tool call through Blackbox, but the recording has ${models} model call(s) and ${tools} tool call(s). ` +
-      "Check that it runs the recorded agent, in Node, with the provider SDK and the tools the config names",
+      "Check that it runs the recorded agent, in Node, with the provider SDK and the tools the config names, " +
+        "and that a process started with an environment of its own (spawn or fork with `env`) keeps NODE_OPTIONS and the BLACKBOX_* variables",
   );
 }
 
