@@ -1,5 +1,5 @@
 /**
- * `blackbox.config.{ts,mts,js,mjs}`: which tool functions the register hook wraps and
+ * `blackbox.config.{ts,mts,cts,js,mjs,cjs}`: which tool functions the register hook wraps and
  * which extra origins are provider endpoints. `defineConfig` only gives the file types.
  */
 

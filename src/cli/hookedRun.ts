@@ -8,7 +8,9 @@
  * run token), nothing is guessed on top of it.
  */
 import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { endRunClaim, locksDir, runClaim, runToken, takeReported } from "../edges/claim.js";
+import { findConfig } from "../edges/config.js";
 import { noCallsDivergence } from "../edges/run.js";
 import { loadTrace } from "../edges/store.js";
 import type { BuiltinIo } from "./builtin.js";
@@ -47,19 +49,21 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   const before = run.writes ? stamp(run.writes) : undefined;
   // One token per run: a second process of the tree that makes calls is refused, not allowed to clobber.
   const token = runToken();
-  const vars = { ...run.vars, BLACKBOX_RUN: token, BLACKBOX_LOCKS: locksDir() }; // the locks stay found if the command changes TMPDIR
+  const vars = { ...run.vars, BLACKBOX_RUN: token, BLACKBOX_LOCKS: locksDir(), BLACKBOX_CONFIG: pinnedConfig(run.vars.BLACKBOX_CONFIG) }; // the locks stay found if the command changes TMPDIR
   const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
   let claimed = false;
+  let unfinished: number | undefined;
   let reported = false;
   try {
     code = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }), {
       holder: () => runClaim(claimedPath, token).holder,
     });
   } finally {
-    claimed = endRunClaim(claimedPath, token);
+    ({ claimed, unfinished } = endRunClaim(claimedPath, token));
     reported = takeReported(token);
   }
+  const failed = code !== 0 ? code : 1;
   if (run.writes) {
     const after = stamp(run.writes);
     if (after === undefined || after === before) {
@@ -69,8 +73,13 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
         throw new CliExit(code !== 0 ? code : 1);
       }
       const kept = before !== undefined ? ` (the cassette already there was left as it was)` : "";
+      const how = code > 128 ? `was killed (exit code ${code}, signal ${code - 128})` : `exited with code ${code}`;
+      if (unfinished !== undefined) {
+        const what = unfinishedWhy(unfinished, "it could write the cassette");
+        process.stderr.write(`blackbox: no cassette was written to ${run.writes}${kept}: ${code !== 0 ? `the command ${how}; ` : ""}${what}. Let that process (or thread) end on its own, or on Ctrl-C or SIGTERM, then record again.\n`);
+        throw new CliExit(failed);
+      }
       if (code !== 0) {
-        const how = code > 128 ? `was killed (exit code ${code}, signal ${code - 128})` : `exited with code ${code}`;
         process.stderr.write(
           `blackbox: no cassette was written to ${run.writes}${kept}: the command ${how} before it made a model call, or was killed too hard to write one (SIGKILL). ` +
             "Run it again; a crash, exit or Ctrl-C after the first call still leaves a cassette.\n",
@@ -80,11 +89,18 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
       process.stderr.write(
         `blackbox: no cassette was written to ${run.writes}${kept}: the command made no model call through Blackbox. ` +
           "Check that the agent runs in Node with the provider SDK (api.anthropic.com / api.openai.com, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL), " +
+          "that a process started with an environment of its own (spawn or fork with `env`) keeps NODE_OPTIONS and the BLACKBOX_* variables, " +
           "or name its tools in blackbox.config.ts\n",
       );
       throw new CliExit(1);
     }
     if (!(await mustVerify(run.writes, "the run is not trustworthy"))) throw new CliExit(code !== 0 ? code : 1);
+  } else if (run.reads && unfinished !== undefined && !reported) {
+    process.stderr.write(
+      `blackbox: the replay was not checked: ${unfinishedWhy(unfinished, "its end-of-run check")}, ` +
+        "so nothing shows that it made every recorded call and ended as recorded. Let that process (or thread) end on its own, then replay again.\n",
+    );
+    throw new CliExit(failed);
   } else if (run.reads && !claimed && !reported) {
     // No process of the run made a call: a replay of a recording that has calls diverged.
     const diverged = noCallsDivergence(await loadTrace(run.reads), "the command");
@@ -94,6 +110,30 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
     }
   }
   if (code !== 0) throw new CliExit(code);
+  // A process of the run printed a `blackbox:` error (a replay that diverged, a second process or thread refused)
+  // whose exit code never reached this one: a launcher that ignores it (`sh -c '...; true'`), a worker thread's.
+  if (reported) throw new CliExit(1);
+}
+
+/** What a process of the run that claimed the cassette and never released it did, as a message. */
+function unfinishedWhy(pid: number, what: string): string {
+  return (
+    `process ${pid} made model or tool calls but ended before ${what}: it was killed (SIGKILL), ` +
+    "or it made them in a worker thread that was terminated (worker.terminate()) or cut short by its process's exit (process.exit()) before the thread ended"
+  );
+}
+
+/**
+ * The config every process of the run loads, as an absolute path: --config or
+ * BLACKBOX_CONFIG, else blackbox.config.* of the folder blackbox runs in. A process of the
+ * command in another folder (`cd app && node agent.js`, spawn's `cwd`, a worker after
+ * process.chdir()) would otherwise look there, find none, and record (and replay) its
+ * tools unwrapped. None found: each process looks in its own working folder.
+ */
+function pinnedConfig(named: string | undefined): string | undefined {
+  const given = named ?? process.env.BLACKBOX_CONFIG;
+  if (given) return resolve(given);
+  return findConfig(process.cwd(), undefined);
 }
 
 /** The built-in agent's output on this process's stdout/stderr. */

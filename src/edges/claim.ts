@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { isMainThread, threadId } from "node:worker_threads";
 import { SessionError } from "../errors.js";
 import { sha256Hex } from "../trace/canonical.js";
 import { pidAlive } from "./pid.js";
@@ -10,7 +11,8 @@ import { pidAlive } from "./pid.js";
  * Claims a cassette for this process, so that two processes of one process tree
  * (say npm and the agent it starts, both loading the hook) never both write it.
  * A lock file in the temp folder, keyed by the cassette's absolute path, holds the
- * owner's pid; a lock whose owner is gone is taken over. Returns the release.
+ * owner's pid and thread (a worker thread runs a hook and a session of its own, under
+ * its process's pid); a lock whose owner is gone is taken over. Returns the release.
  *
  * A run (`run`: BLACKBOX_RUN, one token per `blackbox record|replay|fork`, or made by
  * the first hooked process of a tree under the bare hook, runToken()) starts with the
@@ -107,7 +109,17 @@ interface LockText {
   run: string | undefined;
   /** The owner's pid namespace ("" when not known). */
   ns: string;
+  /** The owner's thread in its process (worker_threads threadId; 0: the main thread). */
+  thread: number;
 }
+
+/** This process and thread, as a refusal names it. */
+function self(): string {
+  return isMainThread ? `process ${process.pid}` : `worker thread ${threadId} of process ${process.pid}`;
+}
+
+/** Whether a lock names this very process and thread. */
+const isMine = (l: LockText): boolean => l.owner === process.pid && l.thread === threadId;
 
 function readLock(lock: string): LockText | undefined {
   let text: string;
@@ -116,13 +128,13 @@ function readLock(lock: string): LockText | undefined {
   } catch {
     return undefined;
   }
-  const [ownerText = "", run, ns = ""] = text.trim().split(" ");
-  return { owner: Number(ownerText), run: run === "-" ? undefined : run, ns: ns === "x" ? "" : ns };
+  const [ownerText = "", run, ns = "", thread = "0"] = text.trim().split(" ");
+  return { owner: Number(ownerText), run: run === "-" ? undefined : run, ns: ns === "x" ? "" : ns, thread: Number(thread) || 0 };
 }
 
-/** A lock's text: owner pid (0: released, done for the run), run ("-": none), the owner's pid namespace. */
+/** A lock's text: owner pid (0: released, done for the run), run ("-": none), the owner's pid namespace, its thread. */
 function lockText(owner: number, run: string | undefined): string {
-  return `${owner} ${run ?? "-"} ${pidNamespace() || "x"}`;
+  return `${owner} ${run ?? "-"} ${pidNamespace() || "x"} ${owner === 0 ? 0 : threadId}`;
 }
 
 /** Whether a lock's owner may still be running (alive, or in a pid namespace this process cannot see). */
@@ -148,25 +160,33 @@ export function claimCassette(path: string, run: string | undefined = process.en
         if (released) return;
         released = true;
         const now = readLock(lock);
-        if (!now || now.owner !== process.pid || now.run !== run) return; // another run took it over: its lock now
+        if (!now || !isMine(now) || now.run !== run) return; // another run took it over: its lock now
         if (run && !runOver(run)) writeFileSync(lock, lockText(0, run));
         else rmSync(lock, { force: true }); // no run, or nobody is left to remove the mark
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const held = readLock(lock) ?? { owner: 0, run: undefined, ns: "" };
+      const held = readLock(lock) ?? { owner: 0, run: undefined, ns: "", thread: 0 };
       const { owner, run: ownerRun } = held;
-      if (run && ownerRun === run && owner !== process.pid && !ownerMayLive(held)) {
+      if (run && ownerRun === run && !isMine(held) && !ownerMayLive(held)) {
         throw new SessionError(
-          `another process of this run already made model or tool calls under one cassette (${abs}) and wrote it; now process ${process.pid} makes calls too. ` +
+          `another process of this run already made model or tool calls under one cassette (${abs}) and wrote it; now ${self()} makes calls too. ` +
             "Blackbox records one process per cassette: run the agent process alone under blackbox, or record each process separately.",
+        );
+      }
+      if (owner === process.pid && held.thread !== threadId && ownerRun === run) {
+        // another thread of this process and run (its pid is alive: this one's) made calls first, running or not
+        const first = held.thread === 0 ? "its main thread" : `worker thread ${held.thread}`;
+        throw new SessionError(
+          `two threads of process ${process.pid} are making model or tool calls under one cassette (${abs}): ${first} already did, and now ${isMainThread ? "its main thread" : `worker thread ${threadId}`}. ` +
+            "Blackbox records one thread per cassette: run one agent (one worker thread) under blackbox, or give each its own cassette (blackbox({ out }) in that thread).",
         );
       }
       // A live owner of a run that is over (its CLI was killed) is a stale writer: take the lock over.
       const stale = ownerRun !== undefined && ownerRun !== run && runOver(ownerRun);
       if (owner && owner !== process.pid && ownerMayLive(held) && !stale) {
         throw new SessionError(
-          `two processes are making model or tool calls under one cassette (${abs}): process ${owner} already did, and now process ${process.pid}. ` +
+          `two processes are making model or tool calls under one cassette (${abs}): process ${owner} already did, and now ${self()}. ` +
             "Blackbox records one process per cassette: run the agent process alone under blackbox, or give each process its own cassette (blackbox({ out })).",
         );
       }
@@ -184,7 +204,7 @@ export function claimCassette(path: string, run: string | undefined = process.en
 export function claimLostReason(path: string, run: string | undefined = process.env.BLACKBOX_RUN): string | undefined {
   const lock = readLock(lockPathFor(path));
   if (!lock) return "its lock was removed: the blackbox run that started this process ended before it did";
-  if (lock.owner !== process.pid || lock.run !== run) {
+  if (!isMine(lock) || lock.run !== run) {
     return lock.owner && lock.run !== run
       ? `process ${lock.owner} of another run claimed the cassette since`
       : "the lock no longer names this process";
@@ -198,18 +218,25 @@ export function assertClaimHeld(path: string): void {
   const why = claimLostReason(path);
   if (why === undefined) return;
   throw new SessionError(
-    `not writing the cassette ${resolve(path)}: process ${process.pid} no longer holds its claim on it (${why}), so the file there is left as it is. ` +
+    `not writing the cassette ${resolve(path)}: ${self()} no longer holds its claim on it (${why}), so the file there is left as it is. ` +
       "Let blackbox wait for the agent (do not background it or kill blackbox itself), then record again.",
   );
 }
 
-/** Whether a process of `run` claimed `path`, and the pid still holding that claim (alive), if any. */
-export function runClaim(path: string, run: string): { claimed: boolean; holder: number | undefined } {
+/**
+ * Whether a process of `run` claimed `path`, the pid still holding that claim (alive), if
+ * any, and the pid of a holder that is gone without having released it (`unfinished`: it
+ * never wrote or checked the cassette at its end: killed with SIGKILL, or a worker thread
+ * terminated, or cut short by its process's exit).
+ */
+export function runClaim(path: string, run: string): { claimed: boolean; holder: number | undefined; unfinished: number | undefined } {
   const lock = readLock(lockPathFor(path));
-  if (!lock || lock.run !== run) return { claimed: false, holder: undefined };
+  if (!lock || lock.run !== run) return { claimed: false, holder: undefined, unfinished: undefined };
   // a holder of another pid namespace cannot be waited for from here (it ends with that namespace's command)
   const visible = lock.owner > 0 && lock.owner !== process.pid && aliveIn(lock.owner, lock.ns) === true && startedIn(lock.owner, run);
-  return { claimed: true, holder: visible ? lock.owner : undefined };
+  // a thread of this process that is gone by this process's end, or a process known to be gone
+  const gone = lock.owner > 0 && (lock.owner === process.pid ? lock.thread !== threadId : aliveIn(lock.owner, lock.ns) === false);
+  return { claimed: true, holder: visible ? lock.owner : undefined, unfinished: gone ? lock.owner : undefined };
 }
 
 /**
@@ -227,11 +254,14 @@ function startedIn(pid: number, run: string): boolean {
   return environ.split("\0").includes(`BLACKBOX_RUN=${run}`);
 }
 
-/** The run's end, by its root: whether a process of the run claimed `path`; the run's lock is removed. */
-export function endRunClaim(path: string, run: string): boolean {
-  const { claimed } = runClaim(path, run);
+/**
+ * The run's end, by its root: whether a process of the run claimed `path`, and the pid of
+ * one that ended without finishing its run (runClaim's `unfinished`); the run's lock is removed.
+ */
+export function endRunClaim(path: string, run: string): { claimed: boolean; unfinished: number | undefined } {
+  const { claimed, unfinished } = runClaim(path, run);
   if (claimed) rmSync(lockPathFor(path), { force: true }); // only the run's own: another run's claim stays
-  return claimed;
+  return { claimed, unfinished };
 }
 
 function reportPathFor(run: string): string {

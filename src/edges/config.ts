@@ -1,5 +1,5 @@
 /**
- * Finding, loading and validating blackbox.config.{ts,mts,js,mjs}. Most configs load
+ * Finding, loading and validating blackbox.config.{ts,mts,cts,js,mjs,cjs}. Most configs load
  * without jiti: an .mjs one that imports nothing but @ardaulas/blackbox/config is imported
  * natively; a .ts/.mts one whose imports are that, Node's builtins and TypeScript modules
  * of its own (which import the same) has its types, and theirs, stripped by sucrase (~15 ms
@@ -21,7 +21,7 @@ import { findProviderId } from "../trace/neutrality.js";
 import { isPlainConfig } from "./configShape.js";
 import { scanExports } from "./staticExports.js";
 
-export const CONFIG_NAMES = ["blackbox.config.ts", "blackbox.config.mts", "blackbox.config.js", "blackbox.config.mjs"];
+export const CONFIG_NAMES = ["blackbox.config.ts", "blackbox.config.mts", "blackbox.config.cts", "blackbox.config.js", "blackbox.config.mjs", "blackbox.config.cjs"];
 const MODULE_EXTENSIONS = ["", ".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"];
 
 /** One tool the hooks wrap: `exportName` of the file `file`, recorded as `name`. */

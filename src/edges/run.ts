@@ -26,7 +26,8 @@ export function noCallsDivergence(trace: Trace, who: string): ReplayDivergenceEr
   return divergence(
     first,
     `${who} made no model or tool call through Blackbox, but the recording has ${models} model call(s) and ${tools} tool call(s). ` +
-      "Check that it runs the recorded agent, in Node, with the provider SDK and the tools the config names",
+      "Check that it runs the recorded agent, in Node, with the provider SDK and the tools the config names, " +
+        "and that a process started with an environment of its own (spawn or fork with `env`) keeps NODE_OPTIONS and the BLACKBOX_* variables",
   );
 }
 
@@ -72,9 +73,21 @@ function endRootRun(run: string, options: SessionOptions): void {
   const path = options.out ?? options.cassette!;
   // A descendant still holds the claim: it writes (or checks) and releases at its own end.
   if (runClaim(path, run).holder !== undefined) return;
-  const claimed = endRunClaim(path, run);
+  const { claimed, unfinished } = endRunClaim(path, run);
   const reported = takeReported(run);
-  if (claimed || reported) return;
+  // A process or thread of the run printed a `blackbox:` error its exit code may not carry here (a worker thread's never does).
+  if (reported && !process.exitCode) process.exitCode = 1;
+  if (reported) return;
+  if (unfinished !== undefined) {
+    const why =
+      `process ${unfinished} made model or tool calls but ended before ${options.mode === "replay" ? "its end-of-run check" : "it could write the cassette"}: ` +
+      "it was killed (SIGKILL), or it made them in a worker thread that was terminated (worker.terminate()) or cut short by process.exit() before the thread ended. " +
+      "Let that process (or thread) end on its own, then run it again.";
+    process.stderr.write(`blackbox: ${options.mode === "replay" ? "the replay was not checked" : `no cassette was written to ${path}`}: ${why}\n`);
+    if (!process.exitCode) process.exitCode = 1;
+    return;
+  }
+  if (claimed) return;
   if (options.mode === "replay") {
     const diverged = noCallsDivergence(loadTraceSync(options.cassette!), "the process (and any process it started)");
     if (!diverged) return;

@@ -36,6 +36,21 @@ export function divergence(
   });
 }
 
+/**
+ * Why a recording has nothing for the call the agent makes at `step`, when it ended there
+ * with calls in flight: the process exited while a tool or model call ran, so that call's
+ * steps were never written (a replay of it can only diverge here).
+ */
+function inFlightEnd(step: TraceStep | undefined): string {
+  const p = step?.type === "metadata" ? (step.payload as { reason?: unknown; exitCode?: unknown }) : undefined;
+  if (p?.reason !== "calls_in_flight") return "";
+  return (
+    `: the recording ends here because its process exited (code ${String(p.exitCode)}) while a call was still running (run_failed, calls_in_flight), ` +
+    "so it holds no result for that call. A run that exits inside a tool or a model call replays only up to that call; " +
+    "to replay past it, record a run that does not exit while a call runs (a tool that returns or throws instead of calling process.exit())"
+  );
+}
+
 /** A cursor over a recorded run: what replay (and a fork's prefix) serves. */
 export class ReplaySource {
   cursor = 0;
@@ -81,7 +96,7 @@ export class ReplaySource {
     if (!step || step.type !== "model_input") {
       throw divergence(
         step,
-        `the agent made model call #${this.modelCalls + 1}, but the recording ${step ? "has no further model call" : "ended"} (it made ${this.modelCalls})`, {}, this.match,
+        `the agent made model call #${this.modelCalls + 1}, but the recording ${step ? "has no further model call" : "ended"} (it made ${this.modelCalls})${inFlightEnd(step)}`, {}, this.match,
       );
     }
     if (this.match === "strict") {
@@ -106,7 +121,7 @@ export class ReplaySource {
     );
     if (free.length === 0) {
       const anchor = this.steps[this.cursor] ?? this.steps[this.steps.length - 1];
-      throw divergence(anchor, `the agent called the wrapped tool "${toolName}", which the recording did not run here`, {}, this.match);
+      throw divergence(anchor, `the agent called the wrapped tool "${toolName}", which the recording did not run here${inFlightEnd(anchor)}`, {}, this.match);
     }
     let pair = free[0]!;
     if (this.match === "strict") {
