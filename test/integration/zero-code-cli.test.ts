@@ -8,9 +8,9 @@ import { spawn } from "node:child_process";
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { ROOT, runProcess } from "../helpers/child.js";
-import { anthropicMessage, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { BIN, readCassette, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+import { ROOT } from "../helpers/child.js";
+import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { BIN, blackboxCli, queueTrip, readCassette, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
 
 let fake: FakeProvider;
 const tmp = tempDir();
@@ -28,24 +28,11 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-function blackbox(args: string[], env: Record<string, string | undefined> = {}, offline = false) {
-  return runProcess(process.execPath, [BIN, ...args], {
-    cwd: project,
-    offline,
-    env: { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, ...env },
-  });
-}
+const blackbox = (args: string[], env: Record<string, string | undefined> = {}, offline = false) => blackboxCli(fake, project, args, env, offline);
 
-function queueTrip(): void {
-  fake.enqueue(
-    { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) },
-    { json: anthropicMessage({ toolCalls: [{ name: "book_hotel", input: { city: "Lisbon", nights: 2 } }] }) },
-    { json: anthropicMessage({ text: "Booked Lisbon for 2 nights." }) },
-  );
-}
 
 test("blackbox record -- npm start writes exactly one verified cassette of the agent's run", async () => {
-  queueTrip();
+  queueTrip(fake);
   const r = await blackbox(["record", "-o", cassette, "--", "npm", "start"], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
   expect(r.stderr).toBe("");
   expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
@@ -60,7 +47,7 @@ test("blackbox record -- npm start writes exactly one verified cassette of the a
 });
 
 test("a hooked parent process that makes no call leaves the one cassette to its child", async () => {
-  queueTrip();
+  queueTrip(fake);
   const out = join(tmp.dir, "tree.json");
   const parent = "require('node:child_process').execFileSync(process.execPath, ['agent.mjs'], { stdio: 'inherit' })";
   const r = await blackbox(["record", "-o", out, "--", process.execPath, "-e", parent], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
@@ -72,8 +59,8 @@ test("a hooked parent process that makes no call leaves the one cassette to its 
 });
 
 test("two processes of one run that both make calls: the second is refused, the first's cassette stays whole", async () => {
-  queueTrip();
-  queueTrip();
+  queueTrip(fake);
+  queueTrip(fake);
   const out = join(tmp.dir, "twice.json");
   const r = await blackbox(["record", "-o", out, "--", "sh", "-c", "node agent.mjs && node agent.mjs"], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
   expect(r.code).not.toBe(0);

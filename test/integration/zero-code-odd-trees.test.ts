@@ -9,8 +9,8 @@ import { cpSync, existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } fr
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
-import { anthropicMessage, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { BIN, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { blackboxCli, queueTrip, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
 
 let fake: FakeProvider;
 const tmp = tempDir();
@@ -55,7 +55,7 @@ beforeAll(async () => {
   writeFileSync(join(project, "loop.mjs"), LOOP(readFileSync(join(project, "agent.mjs"), "utf8")));
   writeFileSync(join(project, "in-worker.mjs"), IN_WORKER);
   writeFileSync(join(project, "two-workers.mjs"), TWO_WORKERS);
-  queueTrip();
+  queueTrip(fake);
   const r = await blackbox(["record", "-o", trip, "--", "node", "loop.mjs"], { ANTHROPIC_API_KEY: KEY });
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
@@ -66,21 +66,8 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-function blackbox(args: string[], env: Record<string, string | undefined> = {}, offline = false, cwd = project) {
-  return runProcess(process.execPath, [BIN, ...args], {
-    cwd,
-    offline,
-    env: { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, ...env },
-  });
-}
+const blackbox = (args: string[], env: Record<string, string | undefined> = {}, offline = false, cwd = project) => blackboxCli(fake, cwd, args, env, offline);
 
-function queueTrip(): void {
-  fake.enqueue(
-    { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) },
-    { json: anthropicMessage({ toolCalls: [{ name: "book_hotel", input: { city: "Lisbon", nights: 2 } }] }) },
-    { json: anthropicMessage({ text: "Booked Lisbon for 2 nights." }) },
-  );
-}
 
 async function drain(): Promise<void> {
   while (fake.pending > 0) await fetch(`${fake.url}/drain`, { method: "POST" });
@@ -111,7 +98,7 @@ test("a worker thread terminated after its first calls: the replay is not passed
   expect(replay.stderr).toContain("worker thread");
   expect(replay.code).toBe(1);
 
-  queueTrip();
+  queueTrip(fake);
   const out = join(tmp.dir, "terminated.json");
   const rec = await blackbox(["record", "-o", out, "--", "node", "in-worker.mjs"], { ANTHROPIC_API_KEY: KEY, HANG_AFTER_FIRST: "1", TERMINATE: "1" });
   expect(rec.stderr).toMatch(/^blackbox: no cassette was written to .*terminated\.json: process \d+ made model or tool calls but ended before it could write the cassette/);
@@ -138,8 +125,8 @@ test("the bare hook: a worker thread's diverged replay fails its process, a term
 });
 
 test("two worker threads of one process making calls under one cassette: the second is refused, the first's cassette stays whole", async () => {
-  queueTrip();
-  queueTrip();
+  queueTrip(fake);
+  queueTrip(fake);
   const before = fake.requests.length;
   const out = join(tmp.dir, "threads.json");
   const r = await blackbox(["record", "-o", out, "--", "node", "two-workers.mjs"], { ANTHROPIC_API_KEY: KEY });
@@ -160,7 +147,7 @@ test("the agent started in a subfolder (cd app && node ...) still uses the confi
   mkdirSync(join(root, "app"), { recursive: true });
   for (const f of ["agent.mjs", "tools.mjs"]) cpSync(join(project, f), join(root, "app", f));
   writeFileSync(join(root, "blackbox.config.mjs"), `export default { tools: [{ module: "./app/tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
-  queueTrip();
+  queueTrip(fake);
   const out = join(root, "mono.json");
   const rec = await blackbox(["record", "-o", out, "--", "sh", "-c", "cd app && node agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, root);
   expect(rec.stderr).toBe("");
@@ -180,7 +167,7 @@ test("a blackbox.config.cjs in the folder is used (not silently skipped, running
   for (const f of ["agent.mjs", "tools.mjs"]) cpSync(join(project, f), join(dir, f));
   writeFileSync(join(dir, "package.json"), `{ "private": true, "type": "module" }\n`);
   writeFileSync(join(dir, "blackbox.config.cjs"), `module.exports = { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
-  queueTrip();
+  queueTrip(fake);
   const out = join(dir, "cjs.json");
   const rec = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, dir);
   expect(rec.stderr).toBe("");
@@ -199,7 +186,7 @@ test("process.exit() inside a tool: the replay's divergence says the recording e
   writeFileSync(join(dir, "tools.mjs"), tools.replace(/(appendFileSync\(file, [^;]*;)/, "$1\n  process.exit(0);"));
   writeFileSync(join(dir, "package.json"), `{ "private": true, "type": "module" }\n`);
   writeFileSync(join(dir, "blackbox.config.mjs"), `export default { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
-  queueTrip();
+  queueTrip(fake);
   const out = join(dir, "exits.json");
   const rec = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, dir);
   expect(rec.code).toBe(0);

@@ -39,6 +39,24 @@ export function hookedNode(cwd: string, args: string[], env: ChildOptions["env"]
   return runProcess(process.execPath, ["--import", REGISTER, ...args], { cwd, env, offline });
 }
 
+/** `blackbox <args>` as a user types it, in `cwd`, against the fake provider, with no real key in the environment. */
+export function blackboxCli(fake: FakeProvider, cwd: string, args: string[], env: ChildOptions["env"] = {}, offline = false): Promise<ChildResult> {
+  return runProcess(process.execPath, [BIN, ...args], {
+    cwd,
+    offline,
+    env: { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, ...env },
+  });
+}
+
+/** The example trip agent's three replies: get_weather, book_hotel, the answer. */
+export function queueTrip(fake: FakeProvider): void {
+  fake.enqueue(
+    { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) },
+    { json: anthropicMessage({ toolCalls: [{ name: "book_hotel", input: { city: "Lisbon", nights: 2 } }] }) },
+    { json: anthropicMessage({ text: "Booked Lisbon for 2 nights." }) },
+  );
+}
+
 export function readCassette(file: string): Trace {
   const trace = JSON.parse(readFileSync(file, "utf8")) as Trace;
   const verdict = verifyTrace(trace);
