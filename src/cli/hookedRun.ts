@@ -9,7 +9,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { endRunClaim, locksDir, runClaim, runToken, takeReported } from "../edges/claim.js";
+import { endRunClaim, locksDir, runClaim, runToken, takeReported, unfinishedWhy, type Unfinished } from "../edges/claim.js";
 import { findConfig } from "../edges/config.js";
 import { noCallsDivergence } from "../edges/run.js";
 import { loadTrace } from "../edges/store.js";
@@ -53,7 +53,7 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
   let claimed = false;
-  let unfinished: number | undefined;
+  let unfinished: Unfinished | undefined;
   let reported = false;
   try {
     code = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }), {
@@ -75,8 +75,8 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
       const kept = before !== undefined ? ` (the cassette already there was left as it was)` : "";
       const how = code > 128 ? `was killed (exit code ${code}, signal ${code - 128})` : `exited with code ${code}`;
       if (unfinished !== undefined) {
-        const what = unfinishedWhy(unfinished, "it could write the cassette");
-        process.stderr.write(`blackbox: no cassette was written to ${run.writes}${kept}: ${code !== 0 ? `the command ${how}; ` : ""}${what}. Let that process (or thread) end on its own, or on Ctrl-C or SIGTERM, then record again.\n`);
+        const what = unfinishedWhy(unfinished, "it could write the cassette", "record again");
+        process.stderr.write(`blackbox: no cassette was written to ${run.writes}${kept}: ${code !== 0 ? `the command ${how}; ` : ""}${what}.\n`);
         throw new CliExit(failed);
       }
       if (code !== 0) {
@@ -97,8 +97,7 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
     if (!(await mustVerify(run.writes, "the run is not trustworthy"))) throw new CliExit(code !== 0 ? code : 1);
   } else if (run.reads && unfinished !== undefined && !reported) {
     process.stderr.write(
-      `blackbox: the replay was not checked: ${unfinishedWhy(unfinished, "its end-of-run check")}, ` +
-        "so nothing shows that it made every recorded call and ended as recorded. Let that process (or thread) end on its own, then replay again.\n",
+      `blackbox: the replay was not checked: ${unfinishedWhy(unfinished, "its end-of-run check (which shows that it made every recorded call and ended as recorded)", "replay again")}.\n`,
     );
     throw new CliExit(failed);
   } else if (run.reads && !claimed && !reported) {
@@ -113,14 +112,6 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   // A process of the run printed a `blackbox:` error (a replay that diverged, a second process or thread refused)
   // whose exit code never reached this one: a launcher that ignores it (`sh -c '...; true'`), a worker thread's.
   if (reported) throw new CliExit(1);
-}
-
-/** What a process of the run that claimed the cassette and never released it did, as a message. */
-function unfinishedWhy(pid: number, what: string): string {
-  return (
-    `process ${pid} made model or tool calls but ended before ${what}: it was killed (SIGKILL), ` +
-    "or it made them in a worker thread that was terminated (worker.terminate()) or cut short by its process's exit (process.exit()) before the thread ended"
-  );
 }
 
 /**

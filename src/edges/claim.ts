@@ -225,18 +225,42 @@ export function assertClaimHeld(path: string): void {
 
 /**
  * Whether a process of `run` claimed `path`, the pid still holding that claim (alive), if
- * any, and the pid of a holder that is gone without having released it (`unfinished`: it
- * never wrote or checked the cassette at its end: killed with SIGKILL, or a worker thread
- * terminated, or cut short by its process's exit).
+ * any, and the process (and thread: 0, its main thread) of a holder that is gone without
+ * having released it (`unfinished`: it never wrote or checked the cassette at its end:
+ * killed with SIGKILL, or a worker thread terminated, or cut short by its process's end).
  */
-export function runClaim(path: string, run: string): { claimed: boolean; holder: number | undefined; unfinished: number | undefined } {
+export function runClaim(path: string, run: string): { claimed: boolean; holder: number | undefined; unfinished: Unfinished | undefined } {
   const lock = readLock(lockPathFor(path));
   if (!lock || lock.run !== run) return { claimed: false, holder: undefined, unfinished: undefined };
   // a holder of another pid namespace cannot be waited for from here (it ends with that namespace's command)
   const visible = lock.owner > 0 && lock.owner !== process.pid && aliveIn(lock.owner, lock.ns) === true && startedIn(lock.owner, run);
   // a thread of this process that is gone by this process's end, or a process known to be gone
   const gone = lock.owner > 0 && (lock.owner === process.pid ? lock.thread !== threadId : aliveIn(lock.owner, lock.ns) === false);
-  return { claimed: true, holder: visible ? lock.owner : undefined, unfinished: gone ? lock.owner : undefined };
+  return { claimed: true, holder: visible ? lock.owner : undefined, unfinished: gone ? { pid: lock.owner, thread: lock.thread } : undefined };
+}
+
+/** A process (or one of its worker threads) of a run that claimed the cassette and ended without releasing it. */
+export interface Unfinished {
+  pid: number;
+  /** worker_threads threadId; 0: the main thread. */
+  thread: number;
+}
+
+/**
+ * What an unfinished holder did and what to do instead, as a message: `what` is the step it
+ * never reached. A worker thread is ended without its end-of-run step by anything that ends
+ * its process first, a signal (Ctrl-C, SIGTERM) as much as process.exit(); a main thread
+ * runs that step on those, so only SIGKILL (or a crash) cuts it short.
+ */
+export function unfinishedWhy(u: Unfinished, what: string, again: string): string {
+  if (u.thread !== 0) {
+    return (
+      `process ${u.pid} made model or tool calls but ended before ${what}: it made them in its worker thread ${u.thread}, which was terminated (worker.terminate()) ` +
+      `or cut short when the process ended first (process.exit(), or a signal such as Ctrl-C or SIGTERM: a worker thread's run ends only when the thread itself ends). ` +
+      `Let that thread end on its own before its process ends, then ${again}`
+    );
+  }
+  return `process ${u.pid} made model or tool calls but ended before ${what}: it was killed (SIGKILL) or crashed (a fatal error, such as running out of memory). Let that process end on its own, or on Ctrl-C or SIGTERM, then ${again}`;
 }
 
 /**
@@ -258,7 +282,7 @@ function startedIn(pid: number, run: string): boolean {
  * The run's end, by its root: whether a process of the run claimed `path`, and the pid of
  * one that ended without finishing its run (runClaim's `unfinished`); the run's lock is removed.
  */
-export function endRunClaim(path: string, run: string): { claimed: boolean; unfinished: number | undefined } {
+export function endRunClaim(path: string, run: string): { claimed: boolean; unfinished: Unfinished | undefined } {
   const { claimed, unfinished } = runClaim(path, run);
   if (claimed) rmSync(lockPathFor(path), { force: true }); // only the run's own: another run's claim stays
   return { claimed, unfinished };

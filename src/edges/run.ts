@@ -14,7 +14,7 @@ import { loadTraceSync } from "../session/lazy.js";
 import { divergence } from "../session/source.js";
 import type { SessionOptions } from "../session/types.js";
 import type { Trace } from "../trace/types.js";
-import { endRunClaim, locksDir, runClaim, runToken, takeReported } from "./claim.js";
+import { endRunClaim, locksDir, runClaim, runToken, takeReported, unfinishedWhy } from "./claim.js";
 import { onProcessExit } from "./processExit.js";
 
 /** The divergence of a replay whose process(es) made no call, or undefined when the recording has none either. */
@@ -79,11 +79,8 @@ function endRootRun(run: string, options: SessionOptions): void {
   if (reported && !process.exitCode) process.exitCode = 1;
   if (reported) return;
   if (unfinished !== undefined) {
-    const why =
-      `process ${unfinished} made model or tool calls but ended before ${options.mode === "replay" ? "its end-of-run check" : "it could write the cassette"}: ` +
-      "it was killed (SIGKILL), or it made them in a worker thread that was terminated (worker.terminate()) or cut short by process.exit() before the thread ended. " +
-      "Let that process (or thread) end on its own, then run it again.";
-    process.stderr.write(`blackbox: ${options.mode === "replay" ? "the replay was not checked" : `no cassette was written to ${path}`}: ${why}\n`);
+    const why = unfinishedWhy(unfinished, options.mode === "replay" ? "its end-of-run check" : "it could write the cassette", "run it again");
+    process.stderr.write(`blackbox: ${options.mode === "replay" ? "the replay was not checked" : `no cassette was written to ${path}`}: ${why}.\n`);
     if (!process.exitCode) process.exitCode = 1;
     return;
   }

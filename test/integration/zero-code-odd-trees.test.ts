@@ -33,7 +33,7 @@ const LOOP = (agent: string) =>
 // A launcher that runs loop.mjs in a worker thread and never looks at how it ended.
 const IN_WORKER = `import { Worker } from "node:worker_threads";
 const w = new Worker(new URL("./loop.mjs", import.meta.url));
-w.on("message", () => { if (process.env.TERMINATE) w.terminate(); else w.postMessage("go"); });
+w.on("message", () => { if (process.env.TERMINATE) w.terminate(); else if (process.env.INTERRUPT) process.kill(process.pid, "SIGINT"); else w.postMessage("go"); });
 w.on("error", (e) => console.error("worker failed:", e.message));
 `;
 
@@ -104,6 +104,20 @@ test("a worker thread terminated after its first calls: the replay is not passed
   expect(rec.stderr).toMatch(/^blackbox: no cassette was written to .*terminated\.json: process \d+ made model or tool calls but ended before it could write the cassette/);
   expect(rec.stderr).not.toContain("made no model call");
   expect(rec.code).toBe(1);
+  expect(existsSync(out)).toBe(false);
+  rmSync(bookings, { force: true });
+  await drain();
+});
+
+test("a worker thread cut short by Ctrl-C: the record names the thread, and does not offer Ctrl-C as the way to end it", async () => {
+  // Ctrl-C lets a main thread write its cassette, never a worker thread's: the process ends first.
+  queueTrip(fake);
+  const out = join(tmp.dir, "interrupted.json");
+  const rec = await blackbox(["record", "-o", out, "--", "node", "in-worker.mjs"], { ANTHROPIC_API_KEY: KEY, HANG_AFTER_FIRST: "1", INTERRUPT: "1" });
+  expect(rec.stderr).toMatch(/^blackbox: no cassette was written to .*interrupted\.json: the command was killed \(exit code 130, signal 2\); process \d+ made model or tool calls but ended before it could write the cassette: it made them in its worker thread \d+/);
+  expect(rec.stderr).toContain("a signal such as Ctrl-C");
+  expect(rec.stderr).not.toContain("or on Ctrl-C");
+  expect(rec.code).toBe(130);
   expect(existsSync(out)).toBe(false);
   rmSync(bookings, { force: true });
   await drain();
