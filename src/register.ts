@@ -40,7 +40,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = 
   globals[INSTALLED] = true;
   const options = optionsFromEnv(env, cwd);
   if (!options) return;
-  const config = await loadConfig(cwd, env.BLACKBOX_CONFIG);
+  const config = await loadConfig(cwd, env.BLACKBOX_CONFIG, env.BLACKBOX_CONFIG_DEFAULT);
   // Replay and fork load a cassette now; record loads its writer (zod, verify) at the first call.
   if (options.mode !== "record") await import("./session/index.js");
   await routeSdksThroughFetch(cwd, ...scriptFolder());

@@ -49,7 +49,7 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   const before = run.writes ? stamp(run.writes) : undefined;
   // One token per run: a second process of the tree that makes calls is refused, not allowed to clobber.
   const token = runToken();
-  const vars = { ...run.vars, BLACKBOX_RUN: token, BLACKBOX_LOCKS: locksDir(), BLACKBOX_CONFIG: pinnedConfig(run.vars.BLACKBOX_CONFIG) }; // the locks stay found if the command changes TMPDIR
+  const vars = { ...run.vars, BLACKBOX_RUN: token, BLACKBOX_LOCKS: locksDir(), ...pinnedConfig(run.vars.BLACKBOX_CONFIG) }; // the locks stay found if the command changes TMPDIR
   const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
   let claimed = false;
@@ -115,16 +115,17 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
 }
 
 /**
- * The config every process of the run loads, as an absolute path: --config or
- * BLACKBOX_CONFIG, else blackbox.config.* of the folder blackbox runs in. A process of the
- * command in another folder (`cd app && node agent.js`, spawn's `cwd`, a worker after
- * process.chdir()) would otherwise look there, find none, and record (and replay) its
- * tools unwrapped. None found: each process looks in its own working folder.
+ * The config the processes of the run load. --config or BLACKBOX_CONFIG: that file, as an
+ * absolute path, for every process. Else blackbox.config.* of the folder blackbox runs in,
+ * as the default of a process whose own working folder has none: one in another folder
+ * (`cd app && node agent.js`, spawn's `cwd`, a worker after process.chdir()) would otherwise
+ * find none and record (and replay) its tools unwrapped, while a process in a folder with
+ * a config of its own (a package of a monorepo) keeps using that one, as it did before.
  */
-function pinnedConfig(named: string | undefined): string | undefined {
+function pinnedConfig(named: string | undefined): { BLACKBOX_CONFIG?: string; BLACKBOX_CONFIG_DEFAULT?: string } {
   const given = named ?? process.env.BLACKBOX_CONFIG;
-  if (given) return resolve(given);
-  return findConfig(process.cwd(), undefined);
+  if (given) return { BLACKBOX_CONFIG: resolve(given) };
+  return { BLACKBOX_CONFIG_DEFAULT: findConfig(process.cwd(), undefined) };
 }
 
 /** The built-in agent's output on this process's stdout/stderr. */

@@ -41,14 +41,17 @@ export interface LoadedConfig {
   providers: { anthropic: string[]; openai: string[] };
 }
 
-/** The config file to use: BLACKBOX_CONFIG when given, else the first blackbox.config.* in cwd. */
-export function findConfig(cwd: string, explicit: string | undefined): string | undefined {
+/**
+ * The config file to use: BLACKBOX_CONFIG when given, else the first blackbox.config.* in
+ * cwd, else `fallback` (BLACKBOX_CONFIG_DEFAULT: the one the CLI found in its own folder).
+ */
+export function findConfig(cwd: string, explicit: string | undefined, fallback?: string): string | undefined {
   if (explicit) {
     const file = resolve(cwd, explicit);
     if (!existsSync(file)) throw new BlackboxConfigError(`config file ${file} (BLACKBOX_CONFIG / --config) does not exist; fix the path or unset it`);
     return file;
   }
-  return CONFIG_NAMES.map((n) => resolve(cwd, n)).find((f) => existsSync(f));
+  return CONFIG_NAMES.map((n) => resolve(cwd, n)).find((f) => existsSync(f)) ?? (fallback && existsSync(fallback) ? fallback : undefined);
 }
 
 function resolveModule(base: string, spec: string): string | undefined {
@@ -352,8 +355,8 @@ export async function validateConfig(file: string, raw: unknown): Promise<Loaded
 }
 
 /** Find, load and validate the config; no file means no tools and no extra providers. */
-export async function loadConfig(cwd: string, explicit?: string): Promise<LoadedConfig> {
-  const file = findConfig(cwd, explicit);
+export async function loadConfig(cwd: string, explicit?: string, fallback?: string): Promise<LoadedConfig> {
+  const file = findConfig(cwd, explicit, fallback);
   if (!file) return { file: undefined, tools: [], providers: { anthropic: [], openai: [] } };
   let loaded: { mod: unknown; viaJiti: boolean };
   try {

@@ -175,6 +175,28 @@ test("the agent started in a subfolder (cd app && node ...) still uses the confi
   expect(existsSync(join(root, "app", "bookings.log"))).toBe(false);
 });
 
+test("a package in a subfolder with a config of its own keeps it: the config of the folder blackbox runs in is only the default", async () => {
+  // A monorepo: the root's config names another package's tools; the agent's package has its own.
+  const root = join(tmp.dir, "mono2");
+  mkdirSync(join(root, "app"), { recursive: true });
+  mkdirSync(join(root, "lint"), { recursive: true });
+  for (const f of ["agent.mjs", "tools.mjs", "blackbox.config.ts"]) cpSync(join(project, f), join(root, "app", f));
+  writeFileSync(join(root, "lint", "rules.mjs"), "export function check() { return true; }\n");
+  writeFileSync(join(root, "blackbox.config.mjs"), `export default { tools: [{ module: "./lint/rules.mjs", exports: ["check"] }] };\n`);
+  queueTrip(fake);
+  const out = join(root, "mono2.json");
+  const rec = await blackbox(["record", "-o", out, "--", "sh", "-c", "cd app && node agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, root);
+  expect(rec.stderr).toBe("");
+  expect(rec.code).toBe(0);
+  expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
+  rmSync(join(root, "app", "bookings.log"));
+
+  const replay = await blackbox(["replay", out, "--", "sh", "-c", "cd app && node agent.mjs"], {}, true, root);
+  expect(replay.stderr).toBe("");
+  expect(replay.code).toBe(0);
+  expect(existsSync(join(root, "app", "bookings.log"))).toBe(false);
+});
+
 test("a blackbox.config.cjs in the folder is used (not silently skipped, running the tools in replay)", async () => {
   const dir = join(tmp.dir, "cjs");
   mkdirSync(dir, { recursive: true });
