@@ -156,13 +156,10 @@ test("two worker threads of one process making calls under one cassette: the sec
   await drain();
 });
 
-test("the agent started in a subfolder (cd app && node ...) still uses the config of the folder blackbox runs in", async () => {
-  const root = join(tmp.dir, "mono");
-  mkdirSync(join(root, "app"), { recursive: true });
-  for (const f of ["agent.mjs", "tools.mjs"]) cpSync(join(project, f), join(root, "app", f));
-  writeFileSync(join(root, "blackbox.config.mjs"), `export default { tools: [{ module: "./app/tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
+/** `blackbox record -- sh -c "cd app && node agent.mjs"` from `root`, then its replay offline: both clean, the tools recorded, no booking in the replay. */
+async function recordAndReplayInApp(root: string, name: string): Promise<void> {
   queueTrip(fake);
-  const out = join(root, "mono.json");
+  const out = join(root, `${name}.json`);
   const rec = await blackbox(["record", "-o", out, "--", "sh", "-c", "cd app && node agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, root);
   expect(rec.stderr).toBe("");
   expect(rec.code).toBe(0);
@@ -173,6 +170,14 @@ test("the agent started in a subfolder (cd app && node ...) still uses the confi
   expect(replay.stderr).toBe("");
   expect(replay.code).toBe(0);
   expect(existsSync(join(root, "app", "bookings.log"))).toBe(false);
+}
+
+test("the agent started in a subfolder (cd app && node ...) still uses the config of the folder blackbox runs in", async () => {
+  const root = join(tmp.dir, "mono");
+  mkdirSync(join(root, "app"), { recursive: true });
+  for (const f of ["agent.mjs", "tools.mjs"]) cpSync(join(project, f), join(root, "app", f));
+  writeFileSync(join(root, "blackbox.config.mjs"), `export default { tools: [{ module: "./app/tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
+  await recordAndReplayInApp(root, "mono");
 });
 
 test("a package in a subfolder with a config of its own keeps it: the config of the folder blackbox runs in is only the default", async () => {
@@ -183,18 +188,7 @@ test("a package in a subfolder with a config of its own keeps it: the config of 
   for (const f of ["agent.mjs", "tools.mjs", "blackbox.config.ts"]) cpSync(join(project, f), join(root, "app", f));
   writeFileSync(join(root, "lint", "rules.mjs"), "export function check() { return true; }\n");
   writeFileSync(join(root, "blackbox.config.mjs"), `export default { tools: [{ module: "./lint/rules.mjs", exports: ["check"] }] };\n`);
-  queueTrip(fake);
-  const out = join(root, "mono2.json");
-  const rec = await blackbox(["record", "-o", out, "--", "sh", "-c", "cd app && node agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, root);
-  expect(rec.stderr).toBe("");
-  expect(rec.code).toBe(0);
-  expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
-  rmSync(join(root, "app", "bookings.log"));
-
-  const replay = await blackbox(["replay", out, "--", "sh", "-c", "cd app && node agent.mjs"], {}, true, root);
-  expect(replay.stderr).toBe("");
-  expect(replay.code).toBe(0);
-  expect(existsSync(join(root, "app", "bookings.log"))).toBe(false);
+  await recordAndReplayInApp(root, "mono2");
 });
 
 test("a blackbox.config.cjs in the folder is used (not silently skipped, running the tools in replay)", async () => {
