@@ -11,7 +11,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { endRunClaim, locksDir, runClaim, runToken, takeReported, unfinishedWhy, type Unfinished } from "../edges/claim.js";
 import { findConfig } from "../edges/config.js";
-import { noCallsDivergence } from "../edges/run.js";
+import { noCallsDivergence, OWN_ENV_HINT } from "../edges/run.js";
 import { loadTrace } from "../edges/store.js";
 import type { BuiltinIo } from "./builtin.js";
 import { CliExit } from "./exit.js";
@@ -89,7 +89,7 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
       process.stderr.write(
         `blackbox: no cassette was written to ${run.writes}${kept}: the command made no model call through Blackbox. ` +
           "Check that the agent runs in Node with the provider SDK (api.anthropic.com / api.openai.com, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL), " +
-          "that a process started with an environment of its own (spawn or fork with `env`) keeps NODE_OPTIONS and the BLACKBOX_* variables, " +
+          `that ${OWN_ENV_HINT}, ` +
           "or name its tools in blackbox.config.ts\n",
       );
       throw new CliExit(1);

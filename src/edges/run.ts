@@ -17,6 +17,9 @@ import type { Trace } from "../trace/types.js";
 import { endRunClaim, locksDir, runClaim, runToken, takeReported, unfinishedWhy } from "./claim.js";
 import { onProcessExit } from "./processExit.js";
 
+/** The usual cause, behind a launcher, of a run whose processes made no call: a child that loads no hook. */
+export const OWN_ENV_HINT = "a process started with an environment of its own (spawn or fork with `env`) keeps NODE_OPTIONS and the BLACKBOX_* variables";
+
 /** The divergence of a replay whose process(es) made no call, or undefined when the recording has none either. */
 export function noCallsDivergence(trace: Trace, who: string): ReplayDivergenceError | undefined {
   const models = trace.steps.filter((s) => s.type === "model_input").length;
@@ -27,7 +30,7 @@ export function noCallsDivergence(trace: Trace, who: string): ReplayDivergenceEr
     first,
     `${who} made no model or tool call through Blackbox, but the recording has ${models} model call(s) and ${tools} tool call(s). ` +
       "Check that it runs the recorded agent, in Node, with the provider SDK and the tools the config names, " +
-        "and that a process started with an environment of its own (spawn or fork with `env`) keeps NODE_OPTIONS and the BLACKBOX_* variables",
+        `and that ${OWN_ENV_HINT}`,
   );
 }
 
