@@ -84,6 +84,15 @@ test("unshare -n blackbox replay <cassette> -- npm start: same answer, no networ
   expect(fake.requests.length).toBe(before);
 });
 
+test("the cassette committed in examples/zero-code replays as the README says: offline, no key, no booking", async () => {
+  rmSync(bookings, { force: true });
+  const r = await blackbox(["replay", "runs/trip.json", "--", "npm", "start"], { ANTHROPIC_BASE_URL: undefined }, true);
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
+  expect(r.code).toBe(0);
+  expect(existsSync(bookings)).toBe(false);
+});
+
 test("a replay that diverges exits non-zero with a report", async () => {
   writeFileSync(join(project, "agent.mjs"), readFileSync(join(project, "agent.mjs"), "utf8").replace("book 2 nights", "book 3 nights"));
   try {
