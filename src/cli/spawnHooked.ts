@@ -15,11 +15,11 @@ import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
 import { descendants, foregroundGroup, groupOf } from "./processTree.js";
+import { setPlaceholderKeys } from "../edges/env.js";
 
 /** Absolute path of the package's register.mjs (dist/cli -> package root). */
 export const REGISTER_PATH = fileURLToPath(new URL("../../register.mjs", import.meta.url));
 
-const PLACEHOLDER_KEY = "blackbox-placeholder-key-never-sent";
 const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 export function withPreload(nodeOptions: string | undefined): string {
@@ -38,10 +38,7 @@ export function hookedEnv(
   if (base.BLACKBOX_CONFIG) env.BLACKBOX_CONFIG = base.BLACKBOX_CONFIG;
   for (const [k, v] of Object.entries(vars)) if (v !== undefined) env[k] = v;
   env.NODE_OPTIONS = withPreload(base.NODE_OPTIONS);
-  if (options.placeholderKeys) {
-    env.ANTHROPIC_API_KEY ||= PLACEHOLDER_KEY;
-    env.OPENAI_API_KEY ||= PLACEHOLDER_KEY;
-  }
+  if (options.placeholderKeys) setPlaceholderKeys(env);
   return env;
 }
 

@@ -10,6 +10,23 @@ import type { SessionOptions } from "../session/types.js";
 
 type Env = Record<string, string | undefined>;
 
+const PLACEHOLDER_KEY = "blackbox-placeholder-key-never-sent";
+
+/**
+ * Replay and a scripted fork send nothing upstream, but the SDKs refuse to build a request
+ * without an API key: each key that is missing is set to a placeholder never sent (the
+ * CLI for the command it starts, the bare hook for its own process and those it starts).
+ */
+export function setPlaceholderKeys(env: Env): void {
+  env.ANTHROPIC_API_KEY ||= PLACEHOLDER_KEY;
+  env.OPENAI_API_KEY ||= PLACEHOLDER_KEY;
+}
+
+/** Whether a run with these options answers every model call itself (replay, fork --script). */
+export function sendsNothing(options: Pick<SessionOptions, "mode" | "continueWith">): boolean {
+  return options.mode === "replay" || (options.mode === "fork" && options.continueWith === "script");
+}
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const value = env[name];
   if (value === undefined || value.trim() === "") return fallback;

@@ -88,6 +88,16 @@ describe.each(cases)("$name", (c) => {
     expect(existsSync(notes)).toBe(false);
   });
 
+  test("replays by hand with no API key in the environment (the hook sets placeholders, as the CLI does)", async () => {
+    rmSync(notes, { force: true });
+    const env = { ...base(), ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out };
+    const r = await c.run(env as Record<string, string>, true);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("answer: Noted: sunny in Lisbon.");
+    expect(r.code).toBe(0);
+    expect(existsSync(notes)).toBe(false);
+  });
+
   test("a replay whose agent asks something else diverges: exit non-zero and a report", async () => {
     const r = await c.run({ ...base(), PROMPT: "Something else entirely", BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
     expect(r.code).not.toBe(0);
