@@ -1,11 +1,11 @@
 /** `blackbox diff <a> <b> [--json]`: the first divergent step and whether the outcomes differ. */
 import type { Command } from "commander";
-import { loadTrace } from "../edges/store.js";
 import { diffOutcome, diffTraces } from "../trace/diff.js";
 import type { Outcome } from "../trace/outcome.js";
 import type { Trace } from "../trace/types.js";
 import { verifyTrace, type VerifyResult } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
+import { checkOneStdin, loadCliTrace } from "./input.js";
 import { makeStyle } from "./style.js";
 
 function short(value: unknown): string {
@@ -47,8 +47,9 @@ export function register(program: Command): void {
     .argument("<a>", "first cassette")
     .argument("<b>", "second cassette")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
-    .action(async (fileA: string, fileB: string, opts: { json?: boolean }) => {
-      const [a, b] = await Promise.all([loadTrace(fileA), loadTrace(fileB)]);
+    .action(async (fileA: string, fileB: string, opts: { json?: boolean }, cmd: Command) => {
+      checkOneStdin([fileA, fileB], cmd);
+      const [a, b] = await Promise.all([loadCliTrace(fileA, "diff"), loadCliTrace(fileB, "diff")]);
       const d = diffTraces(a, b);
       const outcome = diffOutcome(a, b);
       const same = d === null;

@@ -1,9 +1,9 @@
 /** `blackbox show <cassette> [--json]`: the run as a readable timeline. */
 import type { Command } from "commander";
-import { loadTrace } from "../edges/store.js";
 import { outcomeOf } from "../trace/outcome.js";
 import { formatTimeline, timelineRows } from "../trace/timeline.js";
 import { outJson } from "./exit.js";
+import { loadCliTrace } from "./input.js";
 import { useColor } from "./style.js";
 
 export function register(program: Command): void {
@@ -13,7 +13,7 @@ export function register(program: Command): void {
     .argument("<cassette>", "cassette file")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
     .action(async (file: string, opts: { json?: boolean }) => {
-      const trace = await loadTrace(file);
+      const trace = await loadCliTrace(file, "show");
       if (opts.json) {
         outJson({
           id: trace.id,

@@ -49,6 +49,43 @@ describe("a path that is not a regular file", () => {
   });
 });
 
+describe("- reads the cassette from stdin", () => {
+  const basic = readFileSync(F("basic.json"));
+
+  it("verify -, show -, diff - <file>", async () => {
+    const v = await runCli(["verify", "-"], { input: basic });
+    expect(v.code).toBe(0);
+    expect(v.stdout).toBe("ok    -  (7 steps, hash chain intact)\n");
+    const s = await runCli(["show", "-"], { input: basic });
+    expect(s.code).toBe(0);
+    expect(s.stdout).toMatch(/^run basic {2}7 steps/);
+    const d = await runCli(["diff", "-", F("fork-child.json")], { input: basic });
+    expect(d.code).toBe(1);
+    expect(d.stdout).toContain(`    A -: "clear"\n    B ${F("fork-child.json")}: "snow"`);
+  });
+
+  it("a tampered cassette on stdin fails verify like a file", async () => {
+    const r = await runCli(["verify", "-"], { input: readFileSync(F("tampered.json")) });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("FAIL  -  1 problem\n  step 3  steps[3].hash: hash does not match");
+  });
+
+  it("nothing on stdin: one clear message", async () => {
+    const r = await runCli(["show", "-"], { input: "" });
+    noStack(r);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("blackbox: cassette (stdin) is not valid JSON (it is empty). Pipe a cassette in, e.g. git show HEAD:run.json | blackbox show -\n");
+  });
+
+  it("- twice is a usage error (stdin can be read once)", async () => {
+    for (const args of [["diff", "-", "-"], ["verify", "-", F("basic.json"), "-"]]) {
+      const r = await runCli(args, { input: basic });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("error: - (stdin) can be given only once; save one of the cassettes to a file");
+    }
+  });
+});
+
 describe("text encodings", () => {
   const basicText = readFileSync(F("basic.json"), "utf8");
 
