@@ -126,3 +126,20 @@ describe("text encodings", () => {
   });
 });
 
+describe("fork without a command on a cassette that fails verify", () => {
+  it("exits 1, names the problem and writes nothing (the child would fail verify too)", async () => {
+    const demoDir = join(tmp, "demo");
+    expect((await runCli(["demo", "--dir", demoDir])).code).toBe(0);
+    const t = JSON.parse(readFileSync(join(demoDir, "trip.json"), "utf8"));
+    t.steps[2].payload.toolInput.city = "Porto";
+    const edited = join(tmp, "edited.json");
+    writeFileSync(edited, JSON.stringify(t, null, 2));
+    const out = join(tmp, "edited-child.json");
+    const r = await runCli(["fork", edited, "--at", "3", "--set", '"rain"', "-o", out]);
+    noStack(r);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`blackbox: ${edited} fails verify, so it cannot be replayed or forked:\n  step 2 steps[2].hash: hash does not match`);
+    expect(r.stdout).toBe("");
+    expect(existsSync(out)).toBe(false);
+  });
+});
