@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { diffOutcome, diffTraces } from "../trace/diff.js";
 import type { Outcome } from "../trace/outcome.js";
+import { clip, printable } from "../trace/printable.js";
 import type { Trace } from "../trace/types.js";
 import { verifyTrace, type VerifyResult } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
@@ -10,13 +11,12 @@ import { makeStyle } from "./style.js";
 
 function short(value: unknown): string {
   if (value === undefined) return "(absent)";
-  const text = JSON.stringify(value);
-  return text.length > 100 ? `${text.slice(0, 97)}...` : text;
+  return clip(printable(JSON.stringify(value)), 100);
 }
 
 function outcomeText(o: Outcome): string {
   if (o.status === "success") return `success ${short(o.result)}`;
-  if (o.status === "error") return `error (${o.reason}): ${o.error}`;
+  if (o.status === "error") return printable(`error (${o.reason}): ${o.error}`);
   return "none (no terminal step)";
 }
 
@@ -28,9 +28,9 @@ function outcomeText(o: Outcome): string {
 function warnUnverified(file: string, side: "A" | "B", v: VerifyResult): void {
   if (v.ok) return;
   const first = v.problems[0]!;
-  const where = first.stepIndex === null ? first.path : `step ${first.stepIndex} ${first.path}`;
+  const where = printable(first.stepIndex === null ? first.path : `step ${first.stepIndex} ${first.path}`);
   process.stderr.write(
-    `blackbox: warning: ${side} ${file} fails verify (${v.problems.length} problem${v.problems.length === 1 ? "" : "s"}; first: ${where}: ${first.message.split(". ")[0]}). ` +
+    `blackbox: warning: ${side} ${file} fails verify (${v.problems.length} problem${v.problems.length === 1 ? "" : "s"}; first: ${where}: ${printable(first.message.split(". ")[0]!)}). ` +
       `Its steps were compared by content, not by their stored hashes. Run blackbox verify ${file} to see every problem.\n`,
   );
 }
@@ -72,11 +72,11 @@ export function register(program: Command): void {
           const type = d.typeA === d.typeB ? d.typeA : `${d.typeA ?? "(none)"} in A, ${d.typeB ?? "(none)"} in B`;
           out(`${s.red("differ")}: first divergence at step ${s.bold(String(d.index))} (${type})`);
           if (d.kind === "changed") {
-            out(`  ${s.bold(d.path)}`);
+            out(`  ${s.bold(printable(d.path))}`);
             out(`    A ${fileA}: ${short(d.a)}`);
             out(`    B ${fileB}: ${short(d.b)}`);
           } else {
-            out(`  ${d.reason}`);
+            out(`  ${printable(d.reason)}`);
           }
           out(outcome.same ? `outcome: same, ${outcomeText(outcome.a)}` : `outcome: ${s.yellow("differs")}`);
           if (!outcome.same) {

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { isBlackboxError } from "../errors.js";
 import { parseTraceJson } from "../trace/parse.js";
+import { printable } from "../trace/printable.js";
 import { shareRecordedHistory } from "../trace/share.js";
 import { verifyTrace, type VerifyProblem } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
@@ -53,7 +54,7 @@ export function register(program: Command): void {
           out(`${s.red("FAIL")}  ${v.file}  ${v.problems.length} problem${v.problems.length === 1 ? "" : "s"}`);
           for (const p of v.problems) {
             const where = p.stepIndex === null ? "trace " : `step ${p.stepIndex}`;
-            out(`  ${s.dim(where.padEnd(7))} ${s.bold(p.path)}: ${p.message}`);
+            out(`  ${s.dim(where.padEnd(7))} ${s.bold(printable(p.path))}: ${printable(p.message)}`);
           }
         }
       }

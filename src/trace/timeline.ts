@@ -5,6 +5,7 @@
  */
 import { outcomeOf } from "./outcome.js";
 import { toolCallsOf } from "./payloads.js";
+import { clip, printable } from "./printable.js";
 import type { Trace, TraceStep } from "./types.js";
 
 export interface TimelineOptions {
@@ -21,8 +22,7 @@ function painter(color: boolean): Paint {
 
 function preview(value: unknown, width: number): string {
   const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? "undefined";
-  const flat = text.replace(/\s+/g, " ");
-  return flat.length > width ? `${flat.slice(0, width - 3)}...` : flat;
+  return clip(printable(text.replace(/\s+/g, " ")), width);
 }
 
 /** The creation time as ISO text; a number no Date can hold is shown as it is. */
@@ -97,7 +97,7 @@ export function timelineRows(trace: Trace, width = 60): TimelineRow[] {
     if (step.type === "model_output") inToolRound = toolCallsOf(step.payload).length > 0;
     else if (step.type !== "tool_call" && step.type !== "tool_result") inToolRound = false;
     const nested = inToolRound && (step.type === "tool_call" || step.type === "tool_result");
-    return { index: step.index, type: step.type, timestamp: step.timestamp, nested, forkPoint: step.index === forkAt, text: describe(step, width) };
+    return { index: step.index, type: step.type, timestamp: step.timestamp, nested, forkPoint: step.index === forkAt, text: printable(describe(step, width)) };
   });
 }
 
@@ -105,9 +105,9 @@ export function formatTimeline(trace: Trace, options: TimelineOptions): string {
   const paint = painter(options.color);
   const width = options.width ?? 60;
   const lines: string[] = [];
-  lines.push(`${paint("1", `run ${trace.id}`)}  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`);
+  lines.push(`${paint("1", `run ${printable(trace.id)}`)}  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`);
   if (trace.parentId !== undefined) {
-    lines.push(paint("35", `forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`));
+    lines.push(paint("35", printable(`forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`)));
   }
   const t0 = trace.steps[0]?.timestamp ?? trace.createdAt;
   const indexWidth = String(Math.max(0, trace.steps.length - 1)).length;
@@ -121,7 +121,7 @@ export function formatTimeline(trace: Trace, options: TimelineOptions): string {
   }
   const outcome = outcomeOf(trace);
   if (outcome.status === "success") lines.push(`${paint("32;1", "outcome: success")} ${preview(outcome.result, width)}`);
-  else if (outcome.status === "error") lines.push(`${paint("31;1", "outcome: error")} ${outcome.error ?? ""}`);
+  else if (outcome.status === "error") lines.push(`${paint("31;1", "outcome: error")} ${printable(outcome.error ?? "")}`);
   else lines.push(paint("33;1", "outcome: none (the run has no terminal step)"));
   return `${lines.join("\n")}\n`;
 }

@@ -245,3 +245,65 @@ describe("a forgotten cassette before --", () => {
     expect(missing.stderr).toMatch(/error: cassette .*nope\.json does not exist; pass the path of a recorded cassette/);
   });
 });
+
+describe("text from a cassette reaches the terminal as text, never as control codes", () => {
+  // a cassette is data someone may send you: escape sequences (clear the screen, set the
+  // window title), a newline that forges a line, C1 controls and bidi overrides
+  const nasty = "get_weather\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202e";
+  async function nastyTrace(): Promise<{ file: string; other: string }> {
+    const { TraceBuilder } = await import("../../src/trace/builder.js");
+    const make = (answer: string) => {
+      const b = new TraceBuilder({ id: "nasty\u001b[31m", createdAt: 1767225600000 });
+      b.append("model_input", { messages: [{ role: "user", content: "hi" }], tools: [], model: "m\nforged line" }, 1767225600000);
+      b.append("model_output", { type: "tool_calls", calls: [{ toolCallId: "call-0", toolName: nasty, toolInput: {} }] }, 1767225600001);
+      b.append("tool_call", { toolCallId: "call-0", toolName: nasty, toolInput: {} }, 1767225600002);
+      b.append("tool_result", { toolCallId: "call-0", toolName: nasty, error: "boom\u009b2J" }, 1767225600003);
+      b.append("metadata", { event: "run_failed", status: "error", reason: "agent_error", message: answer }, 1767225600004);
+      return b.trace;
+    };
+    const file = join(tmp, "nasty.json");
+    const other = join(tmp, "nasty-other.json");
+    writeFileSync(file, JSON.stringify(make("failed\u001b[2J\nforged")));
+    writeFileSync(other, JSON.stringify(make("failed \u202eotherwise")));
+    return { file, other };
+  }
+  const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+  it("show: no control character, one line a step", async () => {
+    const { file } = await nastyTrace();
+    const r = await runCli(["show", file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(unsafe);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(1 + 5 + 1); // header, 5 steps, outcome
+    expect(lines[0]).toBe("run nasty\\u001b[31m  5 steps, created 2026-01-01T00:00:00.000Z");
+    expect(lines[1]).toContain("model m\\nforged line");
+    expect(lines[3]).toContain("call-0 get_weather\\u001b[2J\\u001b]0;pwned\\u0007\\u009b31m\\u202e({})");
+    expect(lines[6]).toBe("outcome: error failed\\u001b[2J\\nforged");
+    const json = await runCli(["show", "--json", file]);
+    expect(JSON.parse(json.stdout).steps[1].text).toBe("1 tool call: get_weather\\u001b[2J\\u001b]0;pwned\\u0007\\u009b31m\\u202e");
+  });
+
+  it("diff and verify: no control character either", async () => {
+    const { file, other } = await nastyTrace();
+    const d = await runCli(["diff", file, other]);
+    expect(d.code).toBe(1);
+    expect(d.stdout + d.stderr).not.toMatch(unsafe);
+    expect(d.stdout).toContain("    A: error (agent_error): failed\\u001b[2J\\nforged\n");
+    const v = await runCli(["verify", file, other]);
+    expect(v.stdout + v.stderr).not.toMatch(unsafe);
+  });
+
+  it("a long value is cut between characters, never inside an emoji", async () => {
+    const { TraceBuilder } = await import("../../src/trace/builder.js");
+    for (let n = 44; n < 50; n++) {
+      const b = new TraceBuilder({ id: "emoji", createdAt: 1 });
+      b.append("model_output", { type: "final_answer", text: `${"x".repeat(n)}${"😀".repeat(20)}` }, 1);
+      const file = join(tmp, `emoji-${n}.json`);
+      writeFileSync(file, JSON.stringify(b.trace));
+      const r = await runCli(["show", file]);
+      expect(r.stdout, `cut after ${n} x`).not.toContain("\uFFFD");
+      expect(r.stdout).toContain("😀...");
+    }
+  });
+});
