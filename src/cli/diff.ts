@@ -7,6 +7,7 @@ import type { Trace } from "../trace/types.js";
 import { verifyTrace, type VerifyResult } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
 import { checkOneStdin, loadCliTrace } from "./input.js";
+import { warnIfUnverified } from "./warn.js";
 import { makeStyle } from "./style.js";
 
 function short(value: unknown): string {
@@ -26,13 +27,7 @@ function outcomeText(o: Outcome): string {
  * told it fails verify, on stderr, so stdout stays the diff.
  */
 function warnUnverified(file: string, side: "A" | "B", v: VerifyResult): void {
-  if (v.ok) return;
-  const first = v.problems[0]!;
-  const where = printable(first.stepIndex === null ? first.path : `step ${first.stepIndex} ${first.path}`);
-  process.stderr.write(
-    `blackbox: warning: ${side} ${file} fails verify (${v.problems.length} problem${v.problems.length === 1 ? "" : "s"}; first: ${where}: ${printable(first.message.split(". ")[0]!)}). ` +
-      `Its steps were compared by content, not by their stored hashes. Run blackbox verify ${file} to see every problem.\n`,
-  );
+  warnIfUnverified(`${side} ${file}`, file, v, "Its steps were compared by content, not by their stored hashes.");
 }
 
 const verdict = (t: Trace): VerifyResult => verifyTrace(t);

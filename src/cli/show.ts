@@ -5,6 +5,8 @@ import { formatTimeline, timelineRows } from "../trace/timeline.js";
 import { outJson } from "./exit.js";
 import { loadCliTrace } from "./input.js";
 import { useColor } from "./style.js";
+import { verifyTrace } from "../trace/verify.js";
+import { warnIfUnverified } from "./warn.js";
 
 export function register(program: Command): void {
   program
@@ -14,6 +16,9 @@ export function register(program: Command): void {
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
     .action(async (file: string, opts: { json?: boolean }) => {
       const trace = await loadCliTrace(file, "show");
+      // an edited cassette is still shown (that is how one looks at it), with a warning
+      const verified = verifyTrace(trace);
+      warnIfUnverified(file, file, verified, "It may not show what was recorded.");
       if (opts.json) {
         outJson({
           id: trace.id,
@@ -22,6 +27,7 @@ export function register(program: Command): void {
           createdAt: trace.createdAt,
           steps: timelineRows(trace),
           outcome: outcomeOf(trace),
+          verify: { ok: verified.ok, problems: verified.problems },
         });
         return;
       }

@@ -140,6 +140,20 @@ describe("blackbox show", () => {
     expect(out.steps[3]).toEqual({ index: 3, type: "tool_result", timestamp: 1767225601000, nested: true, forkPoint: true, text: 'call-0 get_weather -> {"tempC":-5,"sky":"snow"}' });
   });
 
+  it("a cassette that fails verify is still shown, with a warning on stderr (and verify in --json)", async () => {
+    const r = await runCli(["show", F("tampered.json")]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^run tampered {2}7 steps/);
+    expect(r.stderr).toMatch(
+      /^blackbox: warning: test\/fixtures\/tampered\.json fails verify \(1 problem; first: step 3 steps\[3\]\.hash: hash does not match the step's content \(recomputed [0-9a-f]+\.\.\., stored [0-9a-f]+\.\.\.\)\)\. It may not show what was recorded\. Run blackbox verify test\/fixtures\/tampered\.json to see every problem\.\n$/,
+    );
+    const json = await runCli(["show", "--json", F("tampered.json")]);
+    expect(JSON.parse(json.stdout).verify).toMatchObject({ ok: false, problems: [{ stepIndex: 3, path: "steps[3].hash" }] });
+    const ok = await runCli(["show", "--json", F("basic.json")]);
+    expect(ok.stderr).toBe("");
+    expect(JSON.parse(ok.stdout).verify).toEqual({ ok: true, problems: [] });
+  });
+
   it("colour: FORCE_COLOR turns it on, NO_COLOR wins", async () => {
     expect((await runCli(["show", F("basic.json")], { env: { FORCE_COLOR: "1" } })).stdout).toContain("\u001b[");
     expect((await runCli(["show", F("basic.json")], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } })).stdout).not.toContain("\u001b[");
@@ -184,7 +198,8 @@ it("a reader that closes the pipe early ends the CLI quietly (no EPIPE stack tra
   rmSync(dir, { recursive: true, force: true });
   expect(r.stdout.length).toBe(20);
   expect(r.stderr).not.toContain("EPIPE");
-  expect(r.stderr.trim()).toBe("status=0");
+  // the trace has no terminal step: show warns that it fails verify, then the status
+  expect(r.stderr.trim().split("\n").at(-1)!.trim()).toBe("status=0");
 });
 
 describe("blackbox fork --set refuses a value a cassette cannot hold, before anything runs", () => {
