@@ -171,6 +171,24 @@ describe("usage", () => {
     }
   });
 
+  it("--version and -V print the package version (as every CLI does)", async () => {
+    const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    for (const flag of ["--version", "-V"]) {
+      const r = await runCli([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it("replay and fork cannot read - (stdin): they say so and what to do, not that ./- does not exist", async () => {
+    for (const args of [["replay", "-"], ["fork", "-", "--at", "3", "--set", "1"]]) {
+      const r = await runCli(args, { input: readFileSync(F("basic.json")) });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`error: blackbox ${args[0]} reads the cassette from a file, not from stdin (-): save it first, e.g. git show HEAD:runs/trip.json > trip.json`);
+      expect(r.stderr).not.toContain("does not exist");
+    }
+  });
+
   it("usage errors exit 2 with the command's help", async () => {
     const r = await runCli(["diff", F("basic.json")]);
     expect(r.code).toBe(2);
