@@ -30,6 +30,28 @@ function warnUnverified(file: string, side: "A" | "B", v: VerifyResult): void {
   warnIfUnverified(`${side} ${file}`, file, v, "Its steps were compared by content, not by their stored hashes.");
 }
 
+export interface ForkRelation {
+  /** Which side is the fork of the other. */
+  child: "a" | "b";
+  parentId: string;
+  forkedFromStepId: string | null;
+  /** The step index in forkedFromStepId, or null. */
+  at: number | null;
+}
+
+/** B forked from A (or A from B), by the runs' ids: what makes a divergence at N expected. */
+function forkRelation(a: Trace, b: Trace): ForkRelation | null {
+  const [child, other, side] = b.parentId !== undefined && b.parentId === a.id ? [b, a, "b" as const] : a.parentId !== undefined && a.parentId === b.id ? [a, b, "a" as const] : [];
+  if (child === undefined || other === undefined || side === undefined) return null;
+  const m = child.forkedFromStepId === undefined ? null : /:(\d+)$/.exec(child.forkedFromStepId);
+  return { child: side, parentId: other.id, forkedFromStepId: child.forkedFromStepId ?? null, at: m ? Number(m[1]) : null };
+}
+
+function relationText(r: ForkRelation): string {
+  const [child, parent] = r.child === "b" ? ["B", "A"] : ["A", "B"];
+  return printable(`${child} is a fork of ${parent} (run ${r.parentId})${r.at === null ? "" : ` at step ${r.at}`}`);
+}
+
 const verdict = (t: Trace): VerifyResult => verifyTrace(t);
 
 /** undefined has no JSON form; absent values print as null. */
@@ -50,11 +72,13 @@ export function register(program: Command): void {
       const same = d === null;
       const va = verdict(a);
       const vb = fileA === fileB ? va : verdict(b);
+      const fork = forkRelation(a, b);
       if (opts.json) {
         outJson({
           same,
           divergence: d === null ? null : { ...d, a: orNull(d.a), b: orNull(d.b) },
           outcome,
+          fork,
           verify: { a: { ok: va.ok, problems: va.problems }, b: { ok: vb.ok, problems: vb.problems } },
         });
       } else {
@@ -66,6 +90,7 @@ export function register(program: Command): void {
         } else {
           const type = d.typeA === d.typeB ? d.typeA : `${d.typeA ?? "(none)"} in A, ${d.typeB ?? "(none)"} in B`;
           out(`${s.red("differ")}: first divergence at step ${s.bold(String(d.index))} (${type})`);
+          if (fork) out(`  ${relationText(fork)}`);
           if (d.kind === "changed") {
             out(`  ${s.bold(printable(d.path))}`);
             out(`    A ${fileA}: ${short(d.a)}`);

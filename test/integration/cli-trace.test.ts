@@ -85,6 +85,7 @@ describe("blackbox diff", () => {
     expect(r.stdout).toBe(
       [
         "differ: first divergence at step 3 (tool_result)",
+        "  B is a fork of A (run basic) at step 3",
         "  payload.result.sky",
         `    A ${F("basic.json")}: "clear"`,
         `    B ${F("fork-child.json")}: "snow"`,
@@ -94,6 +95,26 @@ describe("blackbox diff", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("the fork relation is named either way round, and in --json", async () => {
+    const r = await runCli(["diff", F("fork-child.json"), F("basic.json")]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^differ: first divergence at step 3 \(tool_result\)\n {2}A is a fork of B \(run basic\) at step 3\n {2}payload\.result\.sky\n/);
+    const json = JSON.parse((await runCli(["diff", "--json", F("basic.json"), F("fork-child.json")])).stdout);
+    expect(json.fork).toEqual({ child: "b", parentId: "basic", forkedFromStepId: "basic:3", at: 3 });
+    const none = JSON.parse((await runCli(["diff", "--json", F("basic.json"), F("parallel.json")])).stdout);
+    expect(none.fork).toBeNull();
+  });
+
+  it("a run that stops early: the step only one run has, in plain words", async () => {
+    const t = JSON.parse(readFileSync(F("basic.json"), "utf8"));
+    t.steps = t.steps.slice(0, 1);
+    const cut = join(tmp, "cut.json");
+    writeFileSync(cut, JSON.stringify(t));
+    const r = await runCli(["diff", F("basic.json"), cut]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("differ: first divergence at step 1 (model_output in A, (none) in B)\n  step 1 (model_output) exists only in A; B has 1 step\n");
   });
 
   it("--json gives divergence and outcome", async () => {
