@@ -31,6 +31,8 @@ export function register(program: Command): void {
         });
         return;
       }
-      process.stdout.write(formatTimeline(trace, { color: useColor() }));
+      // on a terminal, lines fit its width; piped output does not depend on it
+      const columns = process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : undefined;
+      process.stdout.write(formatTimeline(trace, { color: useColor(), ...(columns === undefined ? {} : { columns }) }));
     });
 }

@@ -12,6 +12,15 @@ export interface TimelineOptions {
   color: boolean;
   /** Longest preview of a value (default 60 characters). */
   width?: number;
+  /** The terminal's width: each line is cut to fit (default: lines are not cut). */
+  columns?: number;
+}
+
+/** `text` cut so that `used` columns plus it fit in `columns` (left whole when it cannot be cut usefully). */
+function fit(text: string, used: number, columns: number | undefined): string {
+  if (columns === undefined) return text;
+  const room = columns - used;
+  return room >= 8 ? clip(text, room) : text;
 }
 
 type Paint = (code: string, text: string) => string;
@@ -105,9 +114,11 @@ export function formatTimeline(trace: Trace, options: TimelineOptions): string {
   const paint = painter(options.color);
   const width = options.width ?? 60;
   const lines: string[] = [];
-  lines.push(`${paint("1", `run ${printable(trace.id)}`)}  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`);
+  const cols = options.columns;
+  const runId = fit(`run ${printable(trace.id)}`, 0, cols);
+  lines.push(`${paint("1", runId)}${fit(`  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`, runId.length, cols)}`);
   if (trace.parentId !== undefined) {
-    lines.push(paint("35", printable(`forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`)));
+    lines.push(paint("35", fit(printable(`forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`), 0, cols)));
   }
   const t0 = trace.steps[0]?.timestamp ?? trace.createdAt;
   const indexWidth = String(Math.max(0, trace.steps.length - 1)).length;
@@ -117,11 +128,13 @@ export function formatTimeline(trace: Trace, options: TimelineOptions): string {
     const idx = paint("2", String(row.index).padStart(indexWidth));
     const time = paint("2", elapsed(row.timestamp - t0).padStart(8));
     const fork = row.forkPoint ? `  ${paint("35;1", "<- fork point")}` : "";
-    lines.push(`  ${idx} ${time}  ${type} ${row.text}${fork}`);
+    // visible width of "  <index> <time>  <type> " and of the fork marker
+    const used = 2 + indexWidth + 1 + 8 + 2 + 14 + 1 + (row.forkPoint ? 15 : 0);
+    lines.push(`  ${idx} ${time}  ${type} ${fit(row.text, used, cols)}${fork}`);
   }
   const outcome = outcomeOf(trace);
-  if (outcome.status === "success") lines.push(`${paint("32;1", "outcome: success")} ${preview(outcome.result, width)}`);
-  else if (outcome.status === "error") lines.push(`${paint("31;1", "outcome: error")} ${printable(outcome.error ?? "")}`);
+  if (outcome.status === "success") lines.push(`${paint("32;1", "outcome: success")} ${fit(preview(outcome.result, width), 17, cols)}`);
+  else if (outcome.status === "error") lines.push(`${paint("31;1", "outcome: error")} ${fit(printable(outcome.error ?? ""), 15, cols)}`);
   else lines.push(paint("33;1", "outcome: none (the run has no terminal step)"));
   return `${lines.join("\n")}\n`;
 }

@@ -175,6 +175,18 @@ describe("blackbox show", () => {
     expect(JSON.parse(ok.stdout).verify).toEqual({ ok: true, problems: [] });
   });
 
+  it("on a terminal, each line fits its width; piped, the output does not depend on it", async () => {
+    const { runProcess } = await import("../helpers/child.js");
+    // script(1) gives the CLI a real terminal of 60 columns
+    const r = await runProcess("script", ["-qc", `stty cols 60; node bin/blackbox.mjs show ${F("parallel.json")}`, "/dev/null"]);
+    const lines = r.stdout.replace(/\u001b\[[0-9;]*m/g, "").split(/\r?\n/).filter((l) => l !== "");
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
+    expect(lines.some((l) => l.endsWith("..."))).toBe(true);
+    const piped = await runCli(["show", F("parallel.json")], { env: { COLUMNS: "60" } });
+    expect(piped.stdout.split("\n").some((l) => l.length > 60)).toBe(true);
+  });
+
   it("colour: FORCE_COLOR turns it on, NO_COLOR wins", async () => {
     expect((await runCli(["show", F("basic.json")], { env: { FORCE_COLOR: "1" } })).stdout).toContain("\u001b[");
     expect((await runCli(["show", F("basic.json")], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } })).stdout).not.toContain("\u001b[");
