@@ -72,6 +72,12 @@ export function register(program: Command): void {
       }
       const script = opts.script ? resolve(opts.script) : undefined;
       if (command.length === 0) {
+        // these steer the hooked run of a command; the demo agent has its own offline planner
+        for (const [name, flag] of [["live", "--live"], ["script", "--script"], ["match", "--match"]] as const) {
+          if (cmd.getOptionValueSource(name) === "cli") {
+            cmd.error(`error: ${flag} applies when forking a command (after --); without one, the built-in demo agent goes on with its own offline planner. Drop ${flag}, or add -- <command>`, { exitCode: 2 });
+          }
+        }
         const code = await forkBuiltin(file, { at: opts.at, out, ...(set === undefined ? {} : { set: JSON.parse(set) as JsonValue }) }, consoleIo());
         if (code !== 0) throw new CliExit(code);
         return;

@@ -143,3 +143,25 @@ describe("fork without a command on a cassette that fails verify", () => {
     expect(existsSync(out)).toBe(false);
   });
 });
+
+describe("options that only apply to a command, given without one", () => {
+  it("fork --script/--live/--match and replay --match on the demo agent are refused, not silently ignored", async () => {
+    const demoDir = join(tmp, "demo-opts");
+    expect((await runCli(["demo", "--dir", demoDir])).code).toBe(0);
+    const trip = join(demoDir, "trip.json");
+    const script = join(tmp, "script.json");
+    writeFileSync(script, JSON.stringify([{ type: "final_answer", text: "scripted" }]));
+    const out = join(tmp, "opt-child.json");
+    for (const [flag, ...value] of [["--script", script], ["--live"], ["--match", "sequence"]]) {
+      const r = await runCli(["fork", trip, "--at", "3", "--set", '"rain"', flag!, ...value, "-o", out]);
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr).toContain(
+        `error: ${flag} applies when forking a command (after --); without one, the built-in demo agent goes on with its own offline planner. Drop ${flag}, or add -- <command>`,
+      );
+      expect(existsSync(out)).toBe(false);
+    }
+    const r = await runCli(["replay", trip, "--match", "sequence"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("error: --match applies when replaying a command (after --); without one, the built-in demo agent is replayed from the cassette alone. Drop --match, or add -- <command>");
+  });
+});
