@@ -81,9 +81,15 @@ function forkIndexOf(trace: Trace): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** Time since the first step: +250ms, +1.5s, +2m03s, +34h17m (- when the clock went back). */
 function elapsed(ms: number): string {
-  if (ms < 1000) return `+${ms}ms`;
-  return `+${(ms / 1000).toFixed(1)}s`;
+  const sign = ms < 0 ? "-" : "+";
+  const a = Math.abs(ms);
+  if (a < 1000) return `${sign}${a}ms`;
+  if (a < 60_000) return `${sign}${(a / 1000).toFixed(1)}s`;
+  const two = (n: number) => String(n).padStart(2, "0");
+  if (a < 3_600_000) return `${sign}${Math.floor(a / 60_000)}m${two(Math.floor(a / 1000) % 60)}s`;
+  return `${sign}${Math.floor(a / 3_600_000)}h${two(Math.floor(a / 60_000) % 60)}m`;
 }
 
 export interface TimelineRow {

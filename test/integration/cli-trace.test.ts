@@ -187,6 +187,19 @@ describe("blackbox show", () => {
     expect(piped.stdout.split("\n").some((l) => l.length > 60)).toBe(true);
   });
 
+  it("time since the first step reads as a time: -5ms (clock went back), 2m03s, 34h17m; never +-5ms or +123456.8s", async () => {
+    const { TraceBuilder } = await import("../../src/trace/builder.js");
+    const b = new TraceBuilder({ id: "times", createdAt: 1 });
+    for (const t of [0, 1, 123_400, 123_456_789]) b.append("model_output", { type: "final_answer", text: "x" }, 1_000_000 + t);
+    const file = join(tmp, "times.json");
+    const edited = JSON.parse(JSON.stringify(b.trace));
+    edited.steps[1].timestamp = 1_000_000 - 5; // an edited cassette: show warns, and still shows it
+    writeFileSync(file, JSON.stringify(edited));
+    const r = await runCli(["show", file]);
+    const times = r.stdout.split("\n").slice(1, 5).map((l) => l.trim().split(/\s+/)[1]);
+    expect(times).toEqual(["+0ms", "-5ms", "+2m03s", "+34h17m"]);
+  });
+
   it("colour: FORCE_COLOR turns it on, NO_COLOR wins", async () => {
     expect((await runCli(["show", F("basic.json")], { env: { FORCE_COLOR: "1" } })).stdout).toContain("\u001b[");
     expect((await runCli(["show", F("basic.json")], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } })).stdout).not.toContain("\u001b[");
