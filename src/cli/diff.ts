@@ -1,5 +1,6 @@
 /** `blackbox diff <a> <b> [--json]`: the first divergent step and whether the outcomes differ. */
 import type { Command } from "commander";
+import { isBlackboxError } from "../errors.js";
 import { diffOutcome, diffTraces } from "../trace/diff.js";
 import type { Outcome } from "../trace/outcome.js";
 import { clip, printable } from "../trace/printable.js";
@@ -60,13 +61,22 @@ const orNull = (v: unknown): unknown => (v === undefined ? null : v);
 export function register(program: Command): void {
   program
     .command("diff")
-    .description("show the first step where two cassettes diverge (exit 1 when they differ, 0 when the same)")
+    .description("show the first step where two cassettes diverge (exit 1 when they differ, 0 when the same, 2 when one cannot be read)")
     .argument("<a>", "first cassette")
     .argument("<b>", "second cassette")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
     .action(async (fileA: string, fileB: string, opts: { json?: boolean }, cmd: Command) => {
       checkOneStdin([fileA, fileB], cmd);
-      const [a, b] = await Promise.all([loadCliTrace(fileA, "diff"), loadCliTrace(fileB, "diff")]);
+      let a: Trace;
+      let b: Trace;
+      try {
+        [a, b] = await Promise.all([loadCliTrace(fileA, "diff"), loadCliTrace(fileB, "diff")]);
+      } catch (error) {
+        // as diff(1) and cmp(1): 1 says only "they differ", so trouble reading is 2
+        if (!isBlackboxError(error)) throw error;
+        process.stderr.write(`blackbox: ${(error as Error).message}\n`);
+        throw new CliExit(2);
+      }
       const d = diffTraces(a, b);
       const outcome = diffOutcome(a, b);
       const same = d === null;

@@ -133,9 +133,13 @@ describe("blackbox diff", () => {
     expect(same.code).toBe(0);
   });
 
-  it("an unreadable cassette: blackbox: <message>, no stack, exit 1", async () => {
+  it("an unreadable cassette: blackbox: <message>, no stack, exit 2 (as diff(1): 1 means only 'they differ')", async () => {
     const r = await runCli(["diff", F("basic.json"), F("v1.json")]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
+    const missing = await runCli(["diff", "--json", F("basic.json"), join(tmp, "missing.json")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe("");
+    expect(missing.stderr).toContain("missing.json does not exist");
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/^blackbox: cassette test\/fixtures\/v1\.json is a v1 cassette .* Re-record the run to get a v2 cassette\.\n$/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
