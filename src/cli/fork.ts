@@ -29,7 +29,8 @@ function stepIndex(value: string): number {
 
 /** `--set` as JSON text: inline JSON, or `@file` for a JSON file. */
 export function readSet(value: string): string {
-  const text = value.startsWith("@") ? readFileSync(resolve(value.slice(1)), "utf8") : value;
+  // a UTF-8 byte-order mark (some Windows editors write one) is not part of the JSON
+  const text = value.startsWith("@") ? readFileSync(resolve(value.slice(1)), "utf8").replace(/^\uFEFF/, "") : value;
   JSON.parse(text);
   return text;
 }

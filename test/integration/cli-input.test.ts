@@ -165,3 +165,17 @@ describe("options that only apply to a command, given without one", () => {
     expect(r.stderr).toContain("error: --match applies when replaying a command (after --); without one, the built-in demo agent is replayed from the cassette alone. Drop --match, or add -- <command>");
   });
 });
+
+describe("fork --set @file", () => {
+  it("a file with a UTF-8 byte-order mark (Notepad) is read as its JSON", async () => {
+    const demoDir = join(tmp, "demo-set");
+    expect((await runCli(["demo", "--dir", demoDir])).code).toBe(0);
+    const set = join(tmp, "set-bom.json");
+    writeFileSync(set, '\uFEFF{"city":"Lisbon","forecast":"rain","tempC":14}');
+    const out = join(tmp, "set-bom-child.json");
+    const r = await runCli(["fork", join(demoDir, "trip.json"), "--at", "3", "--set", `@${set}`, "-o", out]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(out, "utf8")).steps[3].payload.result).toEqual({ city: "Lisbon", forecast: "rain", tempC: 14 });
+  });
+});
