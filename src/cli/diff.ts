@@ -93,7 +93,7 @@ export function register(program: Command): void {
         });
       } else {
         warnUnverified(fileA, "A", va);
-        warnUnverified(fileB, "B", vb);
+        if (fileB !== fileA) warnUnverified(fileB, "B", vb);
         const s = makeStyle();
         if (d === null) {
           out(`${s.green("same")}: ${a.steps.length} steps with the same content${va.ok && vb.ok ? " and identical hashes" : ""}; outcome ${outcomeText(outcome.a)}`);

@@ -77,6 +77,7 @@ describe("blackbox diff", () => {
     expect(both.code).toBe(0);
     expect(both.stdout).toMatch(/^same: 11 steps with the same content; outcome success "Stay home\."/);
     expect(both.stderr).toContain("fails verify");
+    expect(both.stderr.trimEnd().split("\n"), "one warning for one file given twice").toHaveLength(1);
   });
 
   it("a fork differs at its fork point: exit 1, index, type, path, both values, outcomes", async () => {
