@@ -33,6 +33,17 @@ describe("blackbox verify", () => {
     expect(r.stdout).toMatch(/broken\.json is not valid JSON \(line 1, column 15: unexpected end of input/);
   });
 
+  it("a newer version: the same advice as show and diff give", async () => {
+    const t = JSON.parse(readFileSync(F("basic.json"), "utf8"));
+    t.version = 3;
+    const file = join(tmp, "v3.json");
+    writeFileSync(file, JSON.stringify(t));
+    const r = await runCli(["verify", file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("version: version is 3; this Blackbox reads only version 2. Use the Blackbox release that wrote it, or re-record the run.");
+    expect((await runCli(["show", file])).stderr).toContain("Use the Blackbox release that wrote it, or re-record the run.");
+  });
+
   it("--json is stable", async () => {
     const r = await runCli(["verify", "--json", F("tampered.json")]);
     expect(r.code).toBe(1);
