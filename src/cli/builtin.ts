@@ -9,6 +9,7 @@ import { forkRun } from "../agent/forkRun.js";
 import { replayTrace } from "../agent/replayTrace.js";
 import { ForkError, isBlackboxError } from "../errors.js";
 import { loadTrace, saveTrace } from "../edges/store.js";
+import { loadVerifiedTraceSync } from "../session/loadVerified.js";
 import { formatTimeline } from "../trace/timeline.js";
 import type { JsonValue, Trace } from "../trace/types.js";
 import { verifyTrace } from "../trace/verify.js";
@@ -88,7 +89,9 @@ export async function forkBuiltin(
   const out = options.out ?? defaultForkPath(cassettePath, options.at);
   let child: Trace;
   try {
-    const parent = await loadTrace(cassettePath);
+    // an edited parent must not drive the agent (as with a recorded agent's fork): its
+    // copied prefix would carry the broken hashes into a child that fails verify too
+    const parent = loadVerifiedTraceSync(cassettePath);
     const model = (parent.steps.find((s) => s.type === "model_input")?.payload as { model?: unknown } | undefined)?.model;
     if (model !== DEMO_MODEL) {
       throw new ForkError(

@@ -1,22 +1,24 @@
 /** `blackbox diff <a> <b> [--json]`: the first divergent step and whether the outcomes differ. */
 import type { Command } from "commander";
-import { loadTrace } from "../edges/store.js";
+import { isBlackboxError } from "../errors.js";
 import { diffOutcome, diffTraces } from "../trace/diff.js";
 import type { Outcome } from "../trace/outcome.js";
+import { clip, printable } from "../trace/printable.js";
 import type { Trace } from "../trace/types.js";
 import { verifyTrace, type VerifyResult } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
+import { checkOneStdin, loadCliTrace } from "./input.js";
+import { warnIfUnverified } from "./warn.js";
 import { makeStyle } from "./style.js";
 
 function short(value: unknown): string {
   if (value === undefined) return "(absent)";
-  const text = JSON.stringify(value);
-  return text.length > 100 ? `${text.slice(0, 97)}...` : text;
+  return clip(printable(JSON.stringify(value)), 100);
 }
 
 function outcomeText(o: Outcome): string {
   if (o.status === "success") return `success ${short(o.result)}`;
-  if (o.status === "error") return `error (${o.reason}): ${o.error}`;
+  if (o.status === "error") return printable(`error (${o.reason}): ${o.error}`);
   return "none (no terminal step)";
 }
 
@@ -26,13 +28,29 @@ function outcomeText(o: Outcome): string {
  * told it fails verify, on stderr, so stdout stays the diff.
  */
 function warnUnverified(file: string, side: "A" | "B", v: VerifyResult): void {
-  if (v.ok) return;
-  const first = v.problems[0]!;
-  const where = first.stepIndex === null ? first.path : `step ${first.stepIndex} ${first.path}`;
-  process.stderr.write(
-    `blackbox: warning: ${side} ${file} fails verify (${v.problems.length} problem${v.problems.length === 1 ? "" : "s"}; first: ${where}: ${first.message.split(". ")[0]}). ` +
-      `Its steps were compared by content, not by their stored hashes. Run blackbox verify ${file} to see every problem.\n`,
-  );
+  warnIfUnverified(`${side} ${file}`, file, v, "Its steps were compared by content, not by their stored hashes.");
+}
+
+export interface ForkRelation {
+  /** Which side is the fork of the other. */
+  child: "a" | "b";
+  parentId: string;
+  forkedFromStepId: string | null;
+  /** The step index in forkedFromStepId, or null. */
+  at: number | null;
+}
+
+/** B forked from A (or A from B), by the runs' ids: what makes a divergence at N expected. */
+function forkRelation(a: Trace, b: Trace): ForkRelation | null {
+  const [child, other, side] = b.parentId !== undefined && b.parentId === a.id ? [b, a, "b" as const] : a.parentId !== undefined && a.parentId === b.id ? [a, b, "a" as const] : [];
+  if (child === undefined || other === undefined || side === undefined) return null;
+  const m = child.forkedFromStepId === undefined ? null : /:(\d+)$/.exec(child.forkedFromStepId);
+  return { child: side, parentId: other.id, forkedFromStepId: child.forkedFromStepId ?? null, at: m ? Number(m[1]) : null };
+}
+
+function relationText(r: ForkRelation): string {
+  const [child, parent] = r.child === "b" ? ["B", "A"] : ["A", "B"];
+  return printable(`${child} is a fork of ${parent} (run ${r.parentId})${r.at === null ? "" : ` at step ${r.at}`}`);
 }
 
 const verdict = (t: Trace): VerifyResult => verifyTrace(t);
@@ -43,39 +61,52 @@ const orNull = (v: unknown): unknown => (v === undefined ? null : v);
 export function register(program: Command): void {
   program
     .command("diff")
-    .description("show the first step where two cassettes diverge (exit 1 when they differ, 0 when the same)")
+    .description("show the first step where two cassettes diverge (exit 1 when they differ, 0 when the same, 2 when one cannot be read)")
     .argument("<a>", "first cassette")
     .argument("<b>", "second cassette")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
-    .action(async (fileA: string, fileB: string, opts: { json?: boolean }) => {
-      const [a, b] = await Promise.all([loadTrace(fileA), loadTrace(fileB)]);
+    .action(async (fileA: string, fileB: string, opts: { json?: boolean }, cmd: Command) => {
+      checkOneStdin([fileA, fileB], cmd);
+      let a: Trace;
+      let b: Trace;
+      try {
+        [a, b] = await Promise.all([loadCliTrace(fileA, "diff"), loadCliTrace(fileB, "diff")]);
+      } catch (error) {
+        // as diff(1) and cmp(1): 1 says only "they differ", so trouble reading is 2
+        if (!isBlackboxError(error)) throw error;
+        process.stderr.write(`blackbox: ${(error as Error).message}\n`);
+        throw new CliExit(2);
+      }
       const d = diffTraces(a, b);
       const outcome = diffOutcome(a, b);
       const same = d === null;
       const va = verdict(a);
       const vb = fileA === fileB ? va : verdict(b);
+      const fork = forkRelation(a, b);
       if (opts.json) {
         outJson({
           same,
           divergence: d === null ? null : { ...d, a: orNull(d.a), b: orNull(d.b) },
           outcome,
+          fork,
           verify: { a: { ok: va.ok, problems: va.problems }, b: { ok: vb.ok, problems: vb.problems } },
         });
       } else {
         warnUnverified(fileA, "A", va);
-        warnUnverified(fileB, "B", vb);
+        if (fileB !== fileA) warnUnverified(fileB, "B", vb);
         const s = makeStyle();
         if (d === null) {
           out(`${s.green("same")}: ${a.steps.length} steps with the same content${va.ok && vb.ok ? " and identical hashes" : ""}; outcome ${outcomeText(outcome.a)}`);
         } else {
           const type = d.typeA === d.typeB ? d.typeA : `${d.typeA ?? "(none)"} in A, ${d.typeB ?? "(none)"} in B`;
           out(`${s.red("differ")}: first divergence at step ${s.bold(String(d.index))} (${type})`);
+          if (fork) out(`  ${relationText(fork)}`);
           if (d.kind === "changed") {
-            out(`  ${s.bold(d.path)}`);
+            out(`  ${s.bold(printable(d.path))}`);
             out(`    A ${fileA}: ${short(d.a)}`);
             out(`    B ${fileB}: ${short(d.b)}`);
           } else {
-            out(`  ${d.reason}`);
+            out(`  ${printable(d.reason)}`);
           }
           out(outcome.same ? `outcome: same, ${outcomeText(outcome.a)}` : `outcome: ${s.yellow("differs")}`);
           if (!outcome.same) {

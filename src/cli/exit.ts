@@ -23,6 +23,9 @@ export function outJson(value: unknown): void {
  * says what to type instead of "cassette .../node does not exist".
  */
 export function missingCassette(file: string, given: string, rawArgs: readonly string[], verb: string): string {
+  if (given === "-") {
+    return `error: blackbox ${verb} reads the cassette from a file, not from stdin (-): save it first, e.g. git show HEAD:runs/trip.json > trip.json`;
+  }
   const dash = rawArgs.indexOf("--");
   if (dash >= 0 && rawArgs.indexOf(given, dash + 1) === dash + 1) {
     return `error: blackbox ${verb} needs the cassette before --, e.g. blackbox ${verb} runs/trip.json -- ${rawArgs.slice(dash + 1).join(" ")}`;

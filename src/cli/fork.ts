@@ -29,7 +29,8 @@ function stepIndex(value: string): number {
 
 /** `--set` as JSON text: inline JSON, or `@file` for a JSON file. */
 export function readSet(value: string): string {
-  const text = value.startsWith("@") ? readFileSync(resolve(value.slice(1)), "utf8") : value;
+  // a UTF-8 byte-order mark (some Windows editors write one) is not part of the JSON
+  const text = value.startsWith("@") ? readFileSync(resolve(value.slice(1)), "utf8").replace(/^\uFEFF/, "") : value;
   JSON.parse(text);
   return text;
 }
@@ -72,6 +73,12 @@ export function register(program: Command): void {
       }
       const script = opts.script ? resolve(opts.script) : undefined;
       if (command.length === 0) {
+        // these steer the hooked run of a command; the demo agent has its own offline planner
+        for (const [name, flag] of [["live", "--live"], ["script", "--script"], ["match", "--match"]] as const) {
+          if (cmd.getOptionValueSource(name) === "cli") {
+            cmd.error(`error: ${flag} applies when forking a command (after --); without one, the built-in demo agent goes on with its own offline planner. Drop ${flag}, or add -- <command>`, { exitCode: 2 });
+          }
+        }
         const code = await forkBuiltin(file, { at: opts.at, out, ...(set === undefined ? {} : { set: JSON.parse(set) as JsonValue }) }, consoleIo());
         if (code !== 0) throw new CliExit(code);
         return;

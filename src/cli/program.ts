@@ -2,6 +2,7 @@
  * The commander program. Each command lives in its own file and exports
  * `register(program)`; adding a command is one line below.
  */
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { register as registerDemo } from "./demo.js";
 import { register as registerDiff } from "./diff.js";
@@ -11,9 +12,19 @@ import { register as registerReplay } from "./replay.js";
 import { register as registerShow } from "./show.js";
 import { register as registerVerify } from "./verify.js";
 
+/** The package's version (dist/cli/ and src/cli/ both sit two folders below package.json). */
+function packageVersion(): string {
+  try {
+    return String((JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown }).version);
+  } catch {
+    return "unknown";
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command("blackbox")
     .description("Record, replay, fork, verify and diff LLM agent runs as hash-chained JSON cassettes.")
+    .version(packageVersion(), "-V, --version", "print the version")
     .showHelpAfterError()
     .exitOverride();
   registerRecord(program);

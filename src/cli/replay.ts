@@ -18,6 +18,9 @@ export function register(program: Command): void {
       const file = resolve(cassette);
       if (!existsSync(file)) cmd.error(missingCassette(file, cassette, process.argv, "replay"), { exitCode: 2 });
       if (command.length === 0) {
+        if (cmd.getOptionValueSource("match") === "cli") {
+          cmd.error("error: --match applies when replaying a command (after --); without one, the built-in demo agent is replayed from the cassette alone. Drop --match, or add -- <command>", { exitCode: 2 });
+        }
         const code = await replayBuiltin(file, consoleIo());
         if (code !== 0) throw new CliExit(code);
         return;

@@ -1,10 +1,12 @@
 /** `blackbox show <cassette> [--json]`: the run as a readable timeline. */
 import type { Command } from "commander";
-import { loadTrace } from "../edges/store.js";
 import { outcomeOf } from "../trace/outcome.js";
 import { formatTimeline, timelineRows } from "../trace/timeline.js";
 import { outJson } from "./exit.js";
+import { loadCliTrace } from "./input.js";
 import { useColor } from "./style.js";
+import { verifyTrace } from "../trace/verify.js";
+import { warnIfUnverified } from "./warn.js";
 
 export function register(program: Command): void {
   program
@@ -13,7 +15,10 @@ export function register(program: Command): void {
     .argument("<cassette>", "cassette file")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
     .action(async (file: string, opts: { json?: boolean }) => {
-      const trace = await loadTrace(file);
+      const trace = await loadCliTrace(file, "show");
+      // an edited cassette is still shown (that is how one looks at it), with a warning
+      const verified = verifyTrace(trace);
+      warnIfUnverified(file, file, verified, "It may not show what was recorded.");
       if (opts.json) {
         outJson({
           id: trace.id,
@@ -22,9 +27,12 @@ export function register(program: Command): void {
           createdAt: trace.createdAt,
           steps: timelineRows(trace),
           outcome: outcomeOf(trace),
+          verify: { ok: verified.ok, problems: verified.problems },
         });
         return;
       }
-      process.stdout.write(formatTimeline(trace, { color: useColor() }));
+      // on a terminal, lines fit its width; piped output does not depend on it
+      const columns = process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : undefined;
+      process.stdout.write(formatTimeline(trace, { color: useColor(), ...(columns === undefined ? {} : { columns }) }));
     });
 }

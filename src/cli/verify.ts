@@ -1,11 +1,12 @@
 /** `blackbox verify <cassette...> [--json]`: hash chain, schema, provider neutrality. */
 import type { Command } from "commander";
 import { isBlackboxError } from "../errors.js";
-import { readCassetteText } from "../edges/store.js";
 import { parseTraceJson } from "../trace/parse.js";
+import { printable } from "../trace/printable.js";
 import { shareRecordedHistory } from "../trace/share.js";
 import { verifyTrace, type VerifyProblem } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
+import { cassetteLabel, checkOneStdin, readCliCassetteText } from "./input.js";
 import { makeStyle } from "./style.js";
 
 export interface FileVerdict {
@@ -19,7 +20,7 @@ export interface FileVerdict {
 export async function verifyFile(file: string): Promise<FileVerdict> {
   let value: unknown;
   try {
-    value = parseTraceJson(await readCassetteText(file), file);
+    value = parseTraceJson(await readCliCassetteText(file, "verify"), cassetteLabel(file));
   } catch (error) {
     if (!isBlackboxError(error)) throw error;
     return { file, ok: false, steps: null, problems: [{ stepIndex: null, path: "(file)", message: (error as Error).message }] };
@@ -36,7 +37,8 @@ export function register(program: Command): void {
     .description("check cassettes: version, schema, hash chain and provider neutrality (exit 1 when any fails)")
     .argument("<cassette...>", "cassette files to check")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
-    .action(async (files: string[], opts: { json?: boolean }) => {
+    .action(async (files: string[], opts: { json?: boolean }, cmd: Command) => {
+      checkOneStdin(files, cmd);
       const verdicts: FileVerdict[] = [];
       for (const file of files) verdicts.push(await verifyFile(file));
       const ok = verdicts.every((v) => v.ok);
@@ -52,7 +54,7 @@ export function register(program: Command): void {
           out(`${s.red("FAIL")}  ${v.file}  ${v.problems.length} problem${v.problems.length === 1 ? "" : "s"}`);
           for (const p of v.problems) {
             const where = p.stepIndex === null ? "trace " : `step ${p.stepIndex}`;
-            out(`  ${s.dim(where.padEnd(7))} ${s.bold(p.path)}: ${p.message}`);
+            out(`  ${s.dim(where.padEnd(7))} ${s.bold(printable(p.path))}: ${printable(p.message)}`);
           }
         }
       }

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { CassetteWriteError, TraceLoadError } from "../errors.js";
+import { decodeCassette } from "../trace/decode.js";
 import { parseTrace, parseTraceShared } from "../trace/parse.js";
 import type { SharedValues } from "../trace/share.js";
 import { removeStaleTemps } from "./staleTemps.js";
@@ -22,15 +23,111 @@ function statError(file: string, error: unknown): TraceLoadError {
   return new TraceLoadError(`cassette ${file} cannot be read (${(error as Error).message}). Check the path.`, { file });
 }
 
+function tooLarge(file: string, bytes: number): TraceLoadError {
+  const mib = (bytes / 1024 / 1024).toFixed(1);
+  return new TraceLoadError(
+    `cassette ${file} is too large to load (${mib} MiB; the limit is ${MAX_CASSETTE_BYTES / 1024 / 1024} MiB). Split the run into shorter runs or record less tool output.`,
+    { file },
+  );
+}
+
 function checkStat(file: string, stat: fs.Stats): void {
   if (stat.isDirectory()) throw new TraceLoadError(`cassette ${file} is a directory, not a file. Pass the path of a cassette .json file.`, { file });
-  if (stat.size > MAX_CASSETTE_BYTES) {
-    const mib = (stat.size / 1024 / 1024).toFixed(1);
-    throw new TraceLoadError(
-      `cassette ${file} is too large to load (${mib} MiB; the limit is ${MAX_CASSETTE_BYTES / 1024 / 1024} MiB). Split the run into shorter runs or record less tool output.`,
-      { file },
-    );
+  // a device or socket is never a cassette, and /dev/zero would be read until memory runs out
+  const kind = stat.isCharacterDevice() ? "a character device" : stat.isBlockDevice() ? "a block device" : stat.isSocket() ? "a socket" : undefined;
+  if (kind !== undefined) throw new TraceLoadError(`cassette ${file} is not a regular file (${kind}). Pass the path of a cassette .json file.`, { file });
+  if (stat.size > MAX_CASSETTE_BYTES) throw tooLarge(file, stat.size);
+}
+
+/**
+ * A pipe (`diff <(git show HEAD:run.json) run.json`, or a named pipe) is read without
+ * blocking: a named pipe that nothing writes to would otherwise hang the command. Until
+ * the first byte arrives, an empty read may only mean the writer has not opened its end
+ * yet, so it waits up to PIPE_GRACE_MS for one; after that, an empty read is the end.
+ */
+const PIPE_GRACE_MS = 1000;
+const PIPE_POLL_MS = 10;
+
+function emptyPipe(file: string): TraceLoadError {
+  return new TraceLoadError(`cassette ${file} is a named pipe and nothing was written to it. Pass the path of a cassette .json file, or write the cassette into the pipe.`, {
+    file,
+  });
+}
+
+function isAgain(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "EAGAIN" || code === "EWOULDBLOCK";
+}
+
+interface PipeState {
+  chunks: Buffer[];
+  total: number;
+  waited: number;
+}
+
+/**
+ * Takes one read's result (bytes read, or null: a writer is there but has nothing yet);
+ * "done" at the end, "wait" when the next read should wait a moment.
+ */
+function pipeStep(file: string, state: PipeState, buffer: Buffer, n: number | null): "done" | "wait" | "more" {
+  if (n === null) return "wait";
+  if (n === 0) {
+    if (state.total > 0) return "done";
+    if (state.waited >= PIPE_GRACE_MS) throw emptyPipe(file);
+    state.waited += PIPE_POLL_MS;
+    return "wait";
   }
+  state.chunks.push(Buffer.from(buffer.subarray(0, n)));
+  state.total += n;
+  if (state.total > MAX_CASSETTE_BYTES) throw tooLarge(file, state.total);
+  return "more";
+}
+
+async function readPipe(file: string): Promise<Buffer> {
+  const handle = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const state: PipeState = { chunks: [], total: 0, waited: 0 };
+  const buffer = Buffer.alloc(1 << 16);
+  try {
+    for (;;) {
+      let n: number | null;
+      try {
+        n = (await handle.read(buffer, 0, buffer.length, null)).bytesRead;
+      } catch (error) {
+        if (!isAgain(error)) throw error;
+        n = null;
+      }
+      const next = pipeStep(file, state, buffer, n);
+      if (next === "done") break;
+      if (next === "wait") await new Promise((r) => setTimeout(r, PIPE_POLL_MS));
+    }
+  } finally {
+    await handle.close();
+  }
+  return Buffer.concat(state.chunks);
+}
+
+function readPipeSync(file: string): Buffer {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const state: PipeState = { chunks: [], total: 0, waited: 0 };
+  const buffer = Buffer.alloc(1 << 16);
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  try {
+    for (;;) {
+      let n: number | null;
+      try {
+        n = fs.readSync(fd, buffer, 0, buffer.length, null);
+      } catch (error) {
+        if (!isAgain(error)) throw error;
+        n = null;
+      }
+      const next = pipeStep(file, state, buffer, n);
+      if (next === "done") break;
+      if (next === "wait") Atomics.wait(sleeper, 0, 0, PIPE_POLL_MS);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return Buffer.concat(state.chunks);
 }
 
 /** Reads the text of a cassette file, with the same checks as loadTrace. */
@@ -42,11 +139,14 @@ export async function readCassetteText(file: string): Promise<string> {
     throw statError(file, error);
   }
   checkStat(file, stat);
+  let bytes: Buffer;
   try {
-    return await fsp.readFile(file, "utf8");
+    bytes = stat.isFIFO() ? await readPipe(file) : await fsp.readFile(file);
   } catch (error) {
+    if (error instanceof TraceLoadError) throw error;
     throw statError(file, error);
   }
+  return decodeCassette(bytes, file);
 }
 
 export function readCassetteTextSync(file: string): string {
@@ -57,11 +157,14 @@ export function readCassetteTextSync(file: string): string {
     throw statError(file, error);
   }
   checkStat(file, stat);
+  let bytes: Buffer;
   try {
-    return fs.readFileSync(file, "utf8");
+    bytes = stat.isFIFO() ? readPipeSync(file) : fs.readFileSync(file);
   } catch (error) {
+    if (error instanceof TraceLoadError) throw error;
     throw statError(file, error);
   }
+  return decodeCassette(bytes, file);
 }
 
 export async function loadTrace(file: string): Promise<Trace> {

@@ -80,7 +80,7 @@ export function diffTraces(a: Trace, b: Trace): TraceDiff | null {
       path: "",
       a: sa,
       b: sb,
-      reason: `step ${i} (${only.type}) exists only in ${inA ? "A" : "B"}; the other run has ${i} step(s)`,
+      reason: `step ${i} (${only.type}) exists only in ${inA ? "A" : "B"}; ${inA ? "B" : "A"} has ${i} step${i === 1 ? "" : "s"}`,
     };
   }
   return null;

@@ -5,12 +5,22 @@
  */
 import { outcomeOf } from "./outcome.js";
 import { toolCallsOf } from "./payloads.js";
+import { clip, printable } from "./printable.js";
 import type { Trace, TraceStep } from "./types.js";
 
 export interface TimelineOptions {
   color: boolean;
   /** Longest preview of a value (default 60 characters). */
   width?: number;
+  /** The terminal's width: each line is cut to fit (default: lines are not cut). */
+  columns?: number;
+}
+
+/** `text` cut so that `used` columns plus it fit in `columns` (left whole when it cannot be cut usefully). */
+function fit(text: string, used: number, columns: number | undefined): string {
+  if (columns === undefined) return text;
+  const room = columns - used;
+  return room >= 8 ? clip(text, room) : text;
 }
 
 type Paint = (code: string, text: string) => string;
@@ -21,8 +31,7 @@ function painter(color: boolean): Paint {
 
 function preview(value: unknown, width: number): string {
   const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? "undefined";
-  const flat = text.replace(/\s+/g, " ");
-  return flat.length > width ? `${flat.slice(0, width - 3)}...` : flat;
+  return clip(printable(text.replace(/\s+/g, " ")), width);
 }
 
 /** The creation time as ISO text; a number no Date can hold is shown as it is. */
@@ -72,9 +81,15 @@ function forkIndexOf(trace: Trace): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** Time since the first step: +250ms, +1.5s, +2m03s, +34h17m (- when the clock went back). */
 function elapsed(ms: number): string {
-  if (ms < 1000) return `+${ms}ms`;
-  return `+${(ms / 1000).toFixed(1)}s`;
+  const sign = ms < 0 ? "-" : "+";
+  const a = Math.abs(ms);
+  if (a < 1000) return `${sign}${a}ms`;
+  if (a < 60_000) return `${sign}${(a / 1000).toFixed(1)}s`;
+  const two = (n: number) => String(n).padStart(2, "0");
+  if (a < 3_600_000) return `${sign}${Math.floor(a / 60_000)}m${two(Math.floor(a / 1000) % 60)}s`;
+  return `${sign}${Math.floor(a / 3_600_000)}h${two(Math.floor(a / 60_000) % 60)}m`;
 }
 
 export interface TimelineRow {
@@ -97,7 +112,7 @@ export function timelineRows(trace: Trace, width = 60): TimelineRow[] {
     if (step.type === "model_output") inToolRound = toolCallsOf(step.payload).length > 0;
     else if (step.type !== "tool_call" && step.type !== "tool_result") inToolRound = false;
     const nested = inToolRound && (step.type === "tool_call" || step.type === "tool_result");
-    return { index: step.index, type: step.type, timestamp: step.timestamp, nested, forkPoint: step.index === forkAt, text: describe(step, width) };
+    return { index: step.index, type: step.type, timestamp: step.timestamp, nested, forkPoint: step.index === forkAt, text: printable(describe(step, width)) };
   });
 }
 
@@ -105,9 +120,11 @@ export function formatTimeline(trace: Trace, options: TimelineOptions): string {
   const paint = painter(options.color);
   const width = options.width ?? 60;
   const lines: string[] = [];
-  lines.push(`${paint("1", `run ${trace.id}`)}  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`);
+  const cols = options.columns;
+  const runId = fit(`run ${printable(trace.id)}`, 0, cols);
+  lines.push(`${paint("1", runId)}${fit(`  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`, runId.length, cols)}`);
   if (trace.parentId !== undefined) {
-    lines.push(paint("35", `forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`));
+    lines.push(paint("35", fit(printable(`forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`), 0, cols)));
   }
   const t0 = trace.steps[0]?.timestamp ?? trace.createdAt;
   const indexWidth = String(Math.max(0, trace.steps.length - 1)).length;
@@ -117,11 +134,13 @@ export function formatTimeline(trace: Trace, options: TimelineOptions): string {
     const idx = paint("2", String(row.index).padStart(indexWidth));
     const time = paint("2", elapsed(row.timestamp - t0).padStart(8));
     const fork = row.forkPoint ? `  ${paint("35;1", "<- fork point")}` : "";
-    lines.push(`  ${idx} ${time}  ${type} ${row.text}${fork}`);
+    // visible width of "  <index> <time>  <type> " and of the fork marker
+    const used = 2 + indexWidth + 1 + 8 + 2 + 14 + 1 + (row.forkPoint ? 15 : 0);
+    lines.push(`  ${idx} ${time}  ${type} ${fit(row.text, used, cols)}${fork}`);
   }
   const outcome = outcomeOf(trace);
-  if (outcome.status === "success") lines.push(`${paint("32;1", "outcome: success")} ${preview(outcome.result, width)}`);
-  else if (outcome.status === "error") lines.push(`${paint("31;1", "outcome: error")} ${outcome.error ?? ""}`);
+  if (outcome.status === "success") lines.push(`${paint("32;1", "outcome: success")} ${fit(preview(outcome.result, width), 17, cols)}`);
+  else if (outcome.status === "error") lines.push(`${paint("31;1", "outcome: error")} ${fit(printable(outcome.error ?? ""), 15, cols)}`);
   else lines.push(paint("33;1", "outcome: none (the run has no terminal step)"));
   return `${lines.join("\n")}\n`;
 }

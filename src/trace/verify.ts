@@ -93,7 +93,9 @@ export function verifyTrace(trace: unknown, shared?: SharedValues): VerifyResult
     problems.push({
       stepIndex: null,
       path: "version",
-      message: `version is ${JSON.stringify(trace.version) ?? "missing"}; this Blackbox reads only version ${CURRENT_TRACE_VERSION}. Re-record the run.`,
+      message: `version is ${JSON.stringify(trace.version) ?? "missing"}; this Blackbox reads only version ${CURRENT_TRACE_VERSION}. ${
+        typeof trace.version === "number" && trace.version > CURRENT_TRACE_VERSION ? "Use the Blackbox release that wrote it, or re-record the run." : "Re-record the run."
+      }`,
     });
   }
   // The fast check never accepts what the schema rejects (test/unit/perf): the schema runs

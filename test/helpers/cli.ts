@@ -21,6 +21,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   timeoutMs?: number;
+  /** Text piped into the CLI's stdin (default: no stdin at all). */
+  input?: string | Buffer;
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
@@ -35,11 +37,12 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     else env[k] = v;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
     child.on("error", (e) => {
       clearTimeout(timer);

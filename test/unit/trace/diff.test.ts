@@ -76,7 +76,7 @@ describe("diffTraces", () => {
     const a = load("basic.json");
     const b = { ...a, steps: a.steps.slice(0, 5) };
     expect(diffTraces(a, b)).toMatchObject({ index: 5, typeA: "model_output", typeB: null, kind: "only_in_a", path: "", b: undefined });
-    expect(diffTraces(b, a)).toMatchObject({ index: 5, typeA: null, kind: "only_in_b", reason: "step 5 (model_output) exists only in B; the other run has 5 step(s)" });
+    expect(diffTraces(b, a)).toMatchObject({ index: 5, typeA: null, kind: "only_in_b", reason: "step 5 (model_output) exists only in B; A has 5 steps" });
   });
 });
 

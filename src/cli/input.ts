@@ -1,0 +1,54 @@
+/**
+ * Where `verify`, `diff` and `show` read a cassette: a path, or `-` for stdin
+ * (`git show HEAD:runs/trip.json | blackbox diff - runs/trip.json`).
+ */
+import type { Command } from "commander";
+import { MAX_CASSETTE_BYTES, loadTrace, readCassetteText } from "../edges/store.js";
+import { TraceLoadError } from "../errors.js";
+import { decodeCassette } from "../trace/decode.js";
+import { parseTrace } from "../trace/parse.js";
+import type { Trace } from "../trace/types.js";
+
+export const STDIN = "-";
+/** The name a cassette read from stdin goes by in messages. */
+export const STDIN_LABEL = "(stdin)";
+
+const pipeHint = (verb: string): string => `Pipe a cassette in, e.g. git show HEAD:run.json | blackbox ${verb} -`;
+
+async function readStdin(verb: string): Promise<string> {
+  if (process.stdin.isTTY) throw new TraceLoadError(`- reads the cassette from stdin, but stdin is a terminal. ${pipeHint(verb)}`);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > MAX_CASSETTE_BYTES) {
+      throw new TraceLoadError(`cassette ${STDIN_LABEL} is too large to load (over ${MAX_CASSETTE_BYTES / 1024 / 1024} MiB). Split the run into shorter runs or record less tool output.`);
+    }
+    chunks.push(chunk);
+  }
+  const text = decodeCassette(Buffer.concat(chunks), STDIN_LABEL);
+  if (text.trim() === "") throw new TraceLoadError(`cassette ${STDIN_LABEL} is not valid JSON (it is empty). ${pipeHint(verb)}`);
+  return text;
+}
+
+/** The text of the cassette at `file`, or of stdin for `-`. */
+export function readCliCassetteText(file: string, verb: string): Promise<string> {
+  return file === STDIN ? readStdin(verb) : readCassetteText(file);
+}
+
+/** The name to put in messages about `file`. */
+export function cassetteLabel(file: string): string {
+  return file === STDIN ? STDIN_LABEL : file;
+}
+
+/** loadTrace, or stdin for `-`. */
+export async function loadCliTrace(file: string, verb: string): Promise<Trace> {
+  return file === STDIN ? parseTrace(await readStdin(verb), STDIN_LABEL) : loadTrace(file);
+}
+
+/** stdin can be read once: `-` twice is a usage error. */
+export function checkOneStdin(files: readonly string[], cmd: Command): void {
+  if (files.filter((f) => f === STDIN).length > 1) {
+    cmd.error("error: - (stdin) can be given only once; save one of the cassettes to a file", { exitCode: 2 });
+  }
+}
