@@ -1,0 +1,92 @@
+/**
+ * Streamed calls as agents use the SDKs' helpers, recorded then replayed in process,
+ * through both doors (bb.fetch, and the global dispatcher the register hook installs):
+ * what the agent observes in replay must be what it observed live. The fake provider
+ * streams in small chunks on 127.0.0.1; a replay sends nothing to it.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { blackbox } from "../../src/blackbox.js";
+import { installDispatcher } from "../../src/edges/dispatcher.js";
+import { anthropicSSE, openaiSSE, useFakeProvider, type FakeReply } from "../helpers/fakeProvider.js";
+
+const fx = useFakeProvider("bb-stream-helpers-");
+let runs = 0;
+type Door = "fetch" | "dispatcher";
+type Provider = "anthropic" | "openai";
+
+/** One session in `mode` with a client of `provider` on `door`; finish() errors are returned, not thrown. */
+async function session<T>(mode: "record" | "replay", file: string, provider: Provider, door: Door, agent: (client: any) => Promise<T>) {
+  const providers = { [provider]: [fx.fake.url] };
+  const bb = blackbox(mode === "record" ? { mode, out: file, providers } : { mode, cassette: file, providers });
+  const undo = door === "dispatcher" ? await installDispatcher(bb as never) : undefined;
+  const fetch = door === "fetch" ? { fetch: bb.fetch } : {};
+  const client =
+    provider === "anthropic"
+      ? new Anthropic({ apiKey: "sk-ant-helpers-0000", baseURL: fx.fake.anthropicUrl, maxRetries: 0, ...fetch })
+      : new OpenAI({ apiKey: "sk-helpers-0000", baseURL: fx.fake.openaiUrl, maxRetries: 0, ...fetch });
+  try {
+    const seen = await agent(client);
+    await bb.finish();
+    return seen;
+  } finally {
+    undo?.();
+  }
+}
+
+/** Record `replies` with `agent`, replay offline with the same agent; both observations, and the cassette. */
+async function recordAndReplay<T>(provider: Provider, door: Door, replies: FakeReply[], agent: (client: any) => Promise<T>) {
+  const file = join(fx.dir, `${provider}-${door}-${++runs}.json`);
+  fx.fake.enqueue(...replies);
+  const live = await session("record", file, provider, door, agent);
+  expect(fx.fake.pending).toBe(0);
+  const sent = fx.fake.requests.length;
+  const replayed = await session("replay", file, provider, door, agent);
+  expect(fx.fake.requests.length, "a replay sends nothing upstream").toBe(sent);
+  return { live, replayed, cassette: JSON.parse(readFileSync(file, "utf8")) };
+}
+
+/** A content block without what differs by design: the provider's id, and the `citations: null` a served text block carries. */
+function comparable(block: object): object {
+  const { id, citations, ...rest } = block as Record<string, unknown>;
+  return { ...rest, ...(id === undefined ? {} : { id: "<id>" }), ...(citations == null ? {} : { citations }) };
+}
+
+const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const params = { model: "claude-sonnet-4-5", max_tokens: 40, messages: [{ role: "user", content: "Weather in Lisbon?" }] };
+
+describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) => {
+  it("Anthropic: a reply cut by max_tokens inside a tool_use block is recorded and replayed as the SDK gave it", async () => {
+    const truncated = '{"city": "Lisbon", "days": [1, 2';
+    const sse = [
+      ev("message_start", { message: { id: "msg_01Trunc", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } }),
+      ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Checking." } }),
+      ev("content_block_stop", { index: 0 }),
+      ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "toolu_01Trunc", name: "get_weather", input: {} } }),
+      ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: truncated.slice(0, 12) } }),
+      ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: truncated.slice(12) } }),
+      ev("content_block_stop", { index: 1 }),
+      ev("message_delta", { delta: { stop_reason: "max_tokens", stop_sequence: null }, usage: { output_tokens: 40 } }),
+      ev("message_stop", {}),
+    ];
+    // The helper (finalMessage: the SDK partial-parses the input) and the raw events (the partial_json text).
+    const agent = async (client: Anthropic) => {
+      const message = await client.messages.stream(params as never).finalMessage();
+      const events = await client.messages.create({ ...(params as never), stream: true });
+      let json = "";
+      for await (const e of events) if (e.type === "content_block_delta" && e.delta.type === "input_json_delta") json += e.delta.partial_json;
+      return { content: message.content.map(comparable), stop: message.stop_reason, json };
+    };
+    const reply = { sse, chunkSize: 6 };
+    const { live, replayed, cassette } = await recordAndReplay("anthropic", door, [reply, reply], agent);
+    expect(live.stop).toBe("max_tokens");
+    expect(live.json).toBe(truncated);
+    expect(replayed).toEqual(live);
+    const outputs = cassette.steps.filter((s: any) => s.type === "model_output").map((s: any) => s.payload);
+    expect(outputs[0]).toEqual({ type: "tool_calls", text: "Checking.", stop: "length", calls: [{ toolCallId: "call-0", toolName: "get_weather", toolInput: truncated }] });
+  });
+});
