@@ -56,7 +56,7 @@ function comparable(block: object): object {
 }
 
 const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const params = { model: "claude-sonnet-4-5", max_tokens: 40, messages: [{ role: "user", content: "Weather in Lisbon?" }] };
+const params: Anthropic.MessageCreateParamsNonStreaming = { model: "claude-sonnet-4-5", max_tokens: 40, messages: [{ role: "user", content: "Weather in Lisbon?" }] };
 
 describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) => {
   it("Anthropic: a reply cut by max_tokens inside a tool_use block is recorded and replayed as the SDK gave it", async () => {
@@ -75,8 +75,8 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     ];
     // The helper (finalMessage: the SDK partial-parses the input) and the raw events (the partial_json text).
     const agent = async (client: Anthropic) => {
-      const message = await client.messages.stream(params as never).finalMessage();
-      const events = await client.messages.create({ ...(params as never), stream: true });
+      const message = await client.messages.stream(params).finalMessage();
+      const events = await client.messages.create({ ...params, stream: true });
       let json = "";
       for await (const e of events) if (e.type === "content_block_delta" && e.delta.type === "input_json_delta") json += e.delta.partial_json;
       return { content: message.content.map(comparable), stop: message.stop_reason, json };
