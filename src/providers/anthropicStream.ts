@@ -112,6 +112,11 @@ export class AnthropicMessageFolder {
     }
   }
 
+  /** message_stop arrived and nothing went wrong before it. */
+  get complete(): boolean {
+    return this.problem === undefined && this.message !== undefined && this.stopped;
+  }
+
   /** The assembled Message body; throws when the stream broke or was not understood. */
   body(): Obj {
     if (this.problem !== undefined) {
@@ -146,6 +151,7 @@ export function createAssembler(ids: ToolCallIds): StreamAssembler {
     push(chunk) {
       for (const ev of parser.push(chunk)) folder.event(ev);
     },
+    complete: () => folder.complete,
     finish() {
       for (const ev of parser.end()) folder.event(ev);
       return anthropicAdapter.parseResponse(folder.body(), ids);

@@ -36,8 +36,20 @@ export function streamLive(
 ): HttpResponseLike {
   const assembler = streamAdapters[provider].createAssembler(ids);
   const source = chunksOf(upstream.body);
+  /** The reply is whole: record it (or refuse what the assembler cannot make sense of). */
+  function settle(stoppedAfterFinalEvent: boolean): void {
+    let output: ModelOutput;
+    try {
+      output = assembler.finish(stoppedAfterFinalEvent);
+    } catch (err) {
+      fail(err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError((err as Error).message));
+      return;
+    }
+    record(output);
+  }
   async function* passThrough(): AsyncGenerator<Uint8Array> {
     let completed = false;
+    let broke = false;
     try {
       for await (const chunk of source) {
         assembler.push(chunk);
@@ -46,8 +58,9 @@ export function streamLive(
       completed = true;
     } catch (err) {
       // The agent aborting its request (stream.controller.abort()) surfaces here as an AbortError:
-      // leave it to the "stopped reading" refusal below rather than blaming the provider.
+      // leave it to the "stopped reading" check below rather than blaming the provider.
       if ((err as Error)?.name === "AbortError") throw err;
+      broke = true;
       fail(
         new BlackboxUnsupportedError(
           `the provider's stream broke before it ended (${(err as Error).message}); a partial reply cannot be replayed, so this model call was not recorded. Record the run again.`,
@@ -55,22 +68,21 @@ export function streamLive(
       );
       throw err;
     } finally {
-      if (!completed) {
-        fail(
-          new BlackboxUnsupportedError(
-            "the agent stopped reading a streamed reply before it ended; a partial reply cannot be replayed, so this model call was not recorded. Read streams to the end while recording (or record without streaming).",
-          ),
-        );
+      // The agent stopped reading (a break, an abort). Once the reply's final event has come
+      // (a loop that breaks on message_stop or finish_reason), it has the whole reply.
+      if (!completed && !broke) {
+        if (assembler.complete()) {
+          settle(true);
+        } else {
+          fail(
+            new BlackboxUnsupportedError(
+              "the agent stopped reading a streamed reply before it ended; a partial reply cannot be replayed, so this model call was not recorded. Read streams to the end while recording (or record without streaming).",
+            ),
+          );
+        }
       }
     }
-    let output: ModelOutput;
-    try {
-      output = assembler.finish();
-    } catch (err) {
-      fail(err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError((err as Error).message));
-      return;
-    }
-    record(output);
+    settle(false);
   }
   const headers = { ...upstream.headers };
   delete headers["content-length"];

@@ -89,4 +89,48 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     const outputs = cassette.steps.filter((s: any) => s.type === "model_output").map((s: any) => s.payload);
     expect(outputs[0]).toEqual({ type: "tool_calls", text: "Checking.", stop: "length", calls: [{ toolCallId: "call-0", toolName: "get_weather", toolInput: truncated }] });
   });
+
+  // The end of the body comes a while after the final event, as when the provider is slow
+  // to close: the agent has its whole reply and stops there, then makes its next call.
+  it("Anthropic: an agent that stops reading at message_stop has read the whole reply: recorded", async () => {
+    const slowEnd = (text: string): FakeReply => ({ sse: [anthropicSSE({ text }).join(""), ": closing\n\n"], chunkSize: 1 << 20, delayMs: 150 });
+    const agent = async (client: Anthropic) => {
+      const texts: string[] = [];
+      for (const _ of [1, 2]) {
+        let text = "";
+        for await (const e of await client.messages.create({ ...params, stream: true })) {
+          if (e.type === "content_block_delta" && e.delta.type === "text_delta") text += e.delta.text;
+          if (e.type === "message_stop") break;
+        }
+        texts.push(text);
+      }
+      return texts;
+    };
+    const { live, replayed } = await recordAndReplay("anthropic", door, [slowEnd("Sunny."), slowEnd("Still sunny.")], agent);
+    expect(live).toEqual(["Sunny.", "Still sunny."]);
+    expect(replayed).toEqual(live);
+  });
+
+  it("OpenAI: an agent that stops reading at finish_reason has read the whole reply: recorded", async () => {
+    const slowRest = (text: string): FakeReply => {
+      const chunks = openaiSSE({ text }); // ..., finish_reason, usage, [DONE]
+      return { sse: [chunks.slice(0, -2).join(""), chunks.slice(-2).join("")], chunkSize: 1 << 20, delayMs: 150 };
+    };
+    const agent = async (client: OpenAI) => {
+      const texts: string[] = [];
+      for (const _ of [1, 2]) {
+        let text = "";
+        const stream = await client.chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: "Weather?" }], stream: true, stream_options: { include_usage: true } });
+        for await (const chunk of stream) {
+          text += chunk.choices[0]?.delta.content ?? "";
+          if (chunk.choices[0]?.finish_reason) break;
+        }
+        texts.push(text);
+      }
+      return texts;
+    };
+    const { live, replayed } = await recordAndReplay("openai", door, [slowRest("Sunny."), slowRest("Still sunny.")], agent);
+    expect(live).toEqual(["Sunny.", "Still sunny."]);
+    expect(replayed).toEqual(live);
+  });
 });
