@@ -152,6 +152,7 @@ export function createAssembler(ids: ToolCallIds): StreamAssembler {
       for (const ev of parser.push(chunk)) folder.event(ev);
     },
     complete: () => folder.complete,
+    failed: () => folder.problem !== undefined,
     finish() {
       for (const ev of parser.end()) folder.event(ev);
       return anthropicAdapter.parseResponse(folder.body(), ids);

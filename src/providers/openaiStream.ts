@@ -129,6 +129,7 @@ export function createAssembler(ids: ToolCallIds): StreamAssembler {
       for (const ev of parser.push(chunk)) folder.event(ev);
     },
     complete: () => folder.complete,
+    failed: () => folder.problem !== undefined,
     finish(stoppedAfterFinalEvent = false) {
       for (const ev of parser.end()) folder.event(ev);
       return openaiAdapter.parseResponse(folder.body(!stoppedAfterFinalEvent), ids);

@@ -20,6 +20,8 @@ export interface StreamAssembler {
    * reading now has read the whole reply.
    */
   complete(): boolean;
+  /** Whether the events already hold what finish() would refuse (a provider error event, data it cannot read). */
+  failed(): boolean;
   /**
    * The stream ended. The neutral output, or a BlackboxUnsupportedError when the stream
    * broke (no final event, a provider error event) or holds something not recordable.

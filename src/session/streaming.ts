@@ -69,10 +69,13 @@ export function streamLive(
       throw err;
     } finally {
       // The agent stopped reading (a break, an abort). Once the reply's final event has come
-      // (a loop that breaks on message_stop or finish_reason), it has the whole reply.
+      // (a loop that breaks on message_stop or finish_reason), it has the whole reply; after
+      // an error event (the SDK throws on it and lets go of the body), that is what to name.
       if (!completed && !broke) {
         if (assembler.complete()) {
           settle(true);
+        } else if (assembler.failed()) {
+          settle(false);
         } else {
           fail(
             new BlackboxUnsupportedError(

@@ -133,4 +133,20 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     expect(live).toEqual(["Sunny.", "Still sunny."]);
     expect(replayed).toEqual(live);
   });
+
+  it("an error event mid-stream: the SDK throws it and lets go of the body, and finish() names the provider's error", async () => {
+    const events = anthropicSSE({ text: "An answer the provider does not finish." }).slice(0, 5);
+    events.push(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`);
+    // the provider keeps the connection open a while after the error
+    fx.fake.enqueue({ sse: [events.join(""), ": bye\n\n"], chunkSize: 1 << 20, delayMs: 1500 });
+    const refusal = await session("record", join(fx.dir, `error-${door}.json`), "anthropic", door, async (client: Anthropic) => {
+      const read = async () => {
+        for await (const _ of await client.messages.create({ ...params, stream: true })) {
+          // the SDK throws on the error event
+        }
+      };
+      await expect(read()).rejects.toThrow(/Overloaded/);
+    }).then(() => "no refusal", (e: Error) => e.message);
+    expect(refusal).toMatch(/an error event from the provider \(overloaded_error: Overloaded\)/);
+  });
 });
