@@ -134,6 +134,27 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     expect(replayed).toEqual(live);
   });
 
+  it("an agent that breaks out of a stream gets control back at once, while the provider is still silent", async () => {
+    // The first events come at once, the rest after a long pause (a model thinking).
+    const events = anthropicSSE({ text: "A long answer that the agent does not wait for." });
+    const head = events.slice(0, 4).join(""); // message_start, ping, content_block_start, the first delta
+    const file = join(fx.dir, `break-${door}.json`);
+    fx.fake.enqueue({ sse: [head, events.slice(4).join("")], chunkSize: Buffer.byteLength(head), delayMs: 2000 });
+    let breakAt = 0;
+    let breakTook = -1;
+    const refusal = await session("record", file, "anthropic", door, async (client: Anthropic) => {
+      for await (const e of await client.messages.create({ ...params, stream: true })) {
+        if (e.type === "content_block_delta") {
+          breakAt = Date.now();
+          break; // the SDK cancels the body and aborts the request
+        }
+      }
+      breakTook = Date.now() - breakAt;
+    }).then(() => "no refusal", (e: Error) => e.message);
+    expect(breakTook, "ms the break took").toBeLessThan(500);
+    expect(refusal).toMatch(/agent stopped reading a streamed reply before it ended/);
+  });
+
   it("an error event mid-stream: the SDK throws it and lets go of the body, and finish() names the provider's error", async () => {
     const events = anthropicSSE({ text: "An answer the provider does not finish." }).slice(0, 5);
     events.push(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`);
