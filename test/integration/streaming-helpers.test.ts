@@ -170,4 +170,24 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     }).then(() => "no refusal", (e: Error) => e.message);
     expect(refusal).toMatch(/an error event from the provider \(overloaded_error: Overloaded\)/);
   });
+
+  it("replay: an agent that aborts a replayed stream gets what it gets live, and the replay goes on", async () => {
+    const file = join(fx.dir, `abort-replay-${door}.json`);
+    fx.fake.enqueue({ sse: anthropicSSE({ text: "One sentence. Another sentence." }), chunkSize: 5 }, { sse: anthropicSSE({ text: "Done." }), chunkSize: 5 });
+    const agent = (abort: boolean) => async (client: Anthropic) => {
+      const stream = client.messages.stream(params);
+      const texts: string[] = [];
+      stream.on("text", (t) => {
+        texts.push(t);
+        if (abort) stream.abort();
+      });
+      const first = await stream.finalMessage().then(() => "finished", (e: Error) => e.constructor.name);
+      const next = await client.messages.stream({ ...params, messages: [...params.messages, { role: "assistant", content: "One sentence. Another sentence." }, { role: "user", content: "And?" }] }).finalText();
+      return { first, texts: texts.length, next };
+    };
+    expect(await session("record", file, "anthropic", door, agent(false))).toEqual({ first: "finished", texts: 3, next: "Done." });
+    const sent = fx.fake.requests.length;
+    expect(await session("replay", file, "anthropic", door, agent(true))).toEqual({ first: "APIUserAbortError", texts: 1, next: "Done." });
+    expect(fx.fake.requests.length).toBe(sent);
+  });
 });
