@@ -541,6 +541,11 @@ export class SessionImpl implements Session {
       }
       throw new SessionError("finish() was already called for this session; a session records one run: create a new session (blackbox()) for the next run");
     }
+    if (this.streamOpen && !this.modelInFlight && this.toolsRunning === 0) {
+      throw new SessionError(
+        "finish() was called while a streamed model reply was not read to its end (still being read, or never read); nothing was written. Read each stream to its end before finish(): for await over its events, or await stream.finalMessage() / stream.finalChatCompletion().",
+      );
+    }
     const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     if (inFlight > 0) {
       throw new SessionError(

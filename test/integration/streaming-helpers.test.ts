@@ -190,4 +190,12 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     expect(await session("replay", file, "anthropic", door, agent(true))).toEqual({ first: "APIUserAbortError", texts: 1, next: "Done." });
     expect(fx.fake.requests.length).toBe(sent);
   });
+
+  it("finish() while a stream was never read says so, and what to do", async () => {
+    fx.fake.enqueue({ sse: anthropicSSE({ text: "Nobody reads this." }), chunkSize: 5 });
+    const refusal = await session("record", join(fx.dir, `unread-${door}.json`), "anthropic", door, async (client: Anthropic) => {
+      await client.messages.create({ ...params, stream: true }); // the events are never read
+    }).then(() => "no refusal", (e: Error) => e.message);
+    expect(refusal).toMatch(/streamed model reply .*not read to its end.*nothing was written.*for await.*finalMessage\(\)/);
+  });
 });
