@@ -321,6 +321,7 @@ export class SessionImpl implements Session {
           this.streamOpen = false;
           this.firstError ??= error;
         },
+        signal,
       );
     }
     const text = await readBody(upstream.body);

@@ -33,6 +33,7 @@ export function streamLive(
   ids: ToolCallIds,
   record: (output: ModelOutput) => void,
   fail: (error: BlackboxUnsupportedError) => void,
+  signal?: AbortSignal,
 ): HttpResponseLike {
   const assembler = streamAdapters[provider].createAssembler(ids);
   const source = chunksOf(upstream.body);
@@ -57,9 +58,11 @@ export function streamLive(
       }
       completed = true;
     } catch (err) {
-      // The agent aborting its request (stream.controller.abort()) surfaces here as an AbortError:
-      // leave it to the "stopped reading" check below rather than blaming the provider.
-      if ((err as Error)?.name === "AbortError") throw err;
+      // The agent aborting its request (stream.controller.abort(), a timeout signal) surfaces here
+      // as an AbortError or TimeoutError (or the reason it gave): leave it to the "stopped
+      // reading" check below rather than blaming the provider.
+      const name = (err as Error)?.name;
+      if (name === "AbortError" || name === "TimeoutError" || signal?.aborted) throw err;
       broke = true;
       fail(
         new BlackboxUnsupportedError(

@@ -198,4 +198,20 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     }).then(() => "no refusal", (e: Error) => e.message);
     expect(refusal).toMatch(/streamed model reply .*not read to its end.*nothing was written.*for await.*finalMessage\(\)/);
   });
+
+  it("a stream read with plain fetch and a timeout signal that fires is the agent stopping, not the provider breaking", async () => {
+    fx.fake.enqueue({ sse: anthropicSSE({ text: "A slow answer, one piece at a time." }), chunkSize: 40, delayMs: 100 });
+    const refusal = await session("record", join(fx.dir, `timeout-${door}.json`), "anthropic", door, async (client: Anthropic) => {
+      // the agent's own fetch: the SDK's fetch option, or the global fetch the hook's door serves
+      const fetchFn: typeof fetch = door === "fetch" ? (client as unknown as { fetch: typeof fetch }).fetch : fetch;
+      const res = await fetchFn(`${fx.fake.anthropicUrl}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "sk-ant-helpers-0000" },
+        body: JSON.stringify({ ...params, stream: true }),
+        signal: AbortSignal.timeout(250),
+      });
+      await expect(res.text()).rejects.toThrow(/timeout|aborted/i);
+    }).then(() => "no refusal", (e: Error) => e.message);
+    expect(refusal).toMatch(/agent stopped reading a streamed reply before it ended/);
+  });
 });
