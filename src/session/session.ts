@@ -220,6 +220,11 @@ export class SessionImpl implements Session {
     const loading = this.writerLoading();
     if (loading) await loading;
     this.guard("a model call");
+    if (this.streamOpen && !this.modelInFlight) {
+      throw new SessionError(
+        "a model call was made while a streamed model reply was not read to its end (still being read, or never read); its steps could not be written in order. Read each stream to its end before the next call: for await over its events, or await stream.finalMessage() / stream.finalChatCompletion().",
+      );
+    }
     if (this.modelInFlight || this.streamOpen) {
       throw new SessionError(
         "overlapping model calls on one session: a model call was made while another was still running. One session records one conversation: await each call, or create one session per conversation.",

@@ -214,4 +214,17 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     }).then(() => "no refusal", (e: Error) => e.message);
     expect(refusal).toMatch(/agent stopped reading a streamed reply before it ended/);
   });
+
+  it("a model call made while an earlier stream is not read to its end says which, and what to do", async () => {
+    fx.fake.enqueue({ sse: anthropicSSE({ text: "Nobody reads this." }), chunkSize: 5 }); // the second call is refused before it goes out
+    const sent = fx.fake.requests.length;
+    let second = "";
+    const refusal = await session("record", join(fx.dir, `unread-next-${door}.json`), "anthropic", door, async (client: Anthropic) => {
+      await client.messages.create({ ...params, stream: true }); // never read
+      second = await client.messages.create(params).then(() => "answered", (e: Error) => e.message);
+    }).then(() => "no refusal", (e: Error) => e.message);
+    expect(second).toMatch(/a model call was made while a streamed model reply was not read to its end.*Read each stream to its end.*for await.*finalMessage\(\)/);
+    expect(refusal).toMatch(/not read to its end/);
+    expect(fx.fake.requests.length).toBe(sent + 1);
+  });
 });
