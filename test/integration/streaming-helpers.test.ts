@@ -227,4 +227,59 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     expect(refusal).toMatch(/not read to its end/);
     expect(fx.fake.requests.length).toBe(sent + 1);
   });
+
+  it("Anthropic helpers: text events, finalText(), the events' order and finalMessage() tool calls are the same in replay", async () => {
+    const tools = [{ name: "get_weather", input_schema: { type: "object" as const, properties: { city: { type: "string" } } } }];
+    const agent = async (client: Anthropic) => {
+      const turns = [];
+      const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Lisbon?" }];
+      for (let i = 0; i < 2; i++) {
+        const stream = client.messages.stream({ ...params, max_tokens: 200, tools, messages });
+        let text = "";
+        const order: string[] = [];
+        stream.on("text", (t) => (text += t));
+        for await (const e of stream) if (order.at(-1) !== e.type) order.push(e.type);
+        const m = await stream.finalMessage();
+        const uses = m.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
+        turns.push({ text, finalText: uses.length ? null : await stream.finalText(), order, stop: m.stop_reason, calls: uses.map((u) => [u.name, u.input]) });
+        if (!uses.length) break;
+        messages.push({ role: "assistant", content: m.content }, { role: "user", content: uses.map((u) => ({ type: "tool_result" as const, tool_use_id: u.id, content: "sunny" })) });
+      }
+      return turns;
+    };
+    const replies = [
+      { sse: anthropicSSE({ text: "Let me look.", toolCalls: [{ name: "get_weather", input: { city: "Lisbon", days: [1, 2] } }] }), chunkSize: 7 },
+      { sse: anthropicSSE({ text: "Sunny in Lisbon ☀." }), chunkSize: 7 },
+    ];
+    const { live, replayed } = await recordAndReplay("anthropic", door, replies, agent);
+    expect(live).toHaveLength(2);
+    expect(live[1]!.finalText).toBe("Sunny in Lisbon ☀.");
+    expect(live[0]!.order).toEqual(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]);
+    expect(replayed).toEqual(live);
+  });
+
+  it("OpenAI helpers: runTools({ stream: true }) and include_usage chunks are the same in replay", async () => {
+    const agent = async (client: OpenAI) => {
+      // the streaming runner's events (chunks, tool call arguments) are typed on its class, not on this overload
+      const runner: any = client.chat.completions.runTools({
+        model: "gpt-4.1",
+        messages: [{ role: "user", content: "Weather in Lisbon and Tokyo?" }],
+        stream: true,
+        stream_options: { include_usage: true },
+        tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } }, function: (a: { city: string }) => `sunny in ${a.city}`, parse: JSON.parse } }],
+      } as never);
+      const args: string[] = [];
+      let usageChunks = 0;
+      runner.on("tool_calls.function.arguments.done", (e: { arguments: string }) => args.push(e.arguments));
+      runner.on("chunk", (c: OpenAI.ChatCompletionChunk) => (usageChunks += c.usage ? 1 : 0));
+      return { final: await runner.finalContent(), args, usageChunks };
+    };
+    const replies = [
+      { sse: openaiSSE({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }, { name: "get_weather", input: { city: "Tokyo" } }] }), chunkSize: 7 },
+      { sse: openaiSSE({ text: "Sunny in both." }), chunkSize: 7 },
+    ];
+    const { live, replayed } = await recordAndReplay("openai", door, replies, agent);
+    expect(live).toEqual({ final: "Sunny in both.", args: ['{"city":"Lisbon"}', '{"city":"Tokyo"}'], usageChunks: 2 });
+    expect(replayed).toEqual(live);
+  });
 });
