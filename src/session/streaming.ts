@@ -21,29 +21,48 @@ function chunksOf(body: HttpResponseLike["body"]): AsyncIterable<Uint8Array> {
   return body;
 }
 
+/** A live stream handed to the agent, and how to record it early. */
+export interface LiveStream {
+  response: HttpResponseLike;
+  /**
+   * Records the reply now if its final event has come (a process that exits, or a
+   * finish(), before the body's end): true when it is settled, recorded or refused.
+   */
+  settleIfWhole(): boolean;
+}
+
 /**
  * A live streamed reply: every chunk goes to the agent as it arrives, untouched,
  * and into an assembler; when the stream ends, `record` gets the same neutral
  * output a non-streamed call would have given. A stream the agent abandons, or that
- * breaks, is not recorded: `fail` gets a refusal that says so.
+ * breaks, is not recorded: `fail` gets a refusal that says so. Each stream is settled
+ * once: `record` or `fail`, never both.
  */
 export function streamLive(
   provider: ProviderName,
   upstream: HttpResponseLike,
   ids: ToolCallIds,
   record: (output: ModelOutput) => void,
-  fail: (error: BlackboxUnsupportedError) => void,
+  refuse: (error: BlackboxUnsupportedError) => void,
   signal?: AbortSignal,
-): HttpResponseLike {
+): LiveStream {
   const assembler = streamAdapters[provider].createAssembler(ids);
   const source = chunksOf(upstream.body);
+  let settled = false;
+  function fail(error: BlackboxUnsupportedError): void {
+    if (settled) return;
+    settled = true;
+    refuse(error);
+  }
   /** The reply is whole: record it (or refuse what the assembler cannot make sense of). */
   function settle(stoppedAfterFinalEvent: boolean): void {
+    if (settled) return;
+    settled = true;
     let output: ModelOutput;
     try {
       output = assembler.finish(stoppedAfterFinalEvent);
     } catch (err) {
-      fail(err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError((err as Error).message));
+      refuse(err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError((err as Error).message));
       return;
     }
     record(output);
@@ -93,7 +112,13 @@ export function streamLive(
   const headers = { ...upstream.headers };
   delete headers["content-length"];
   delete headers["content-encoding"];
-  return { status: upstream.status, statusText: upstream.statusText, headers, body: passThrough() };
+  return {
+    response: { status: upstream.status, statusText: upstream.statusText, headers, body: passThrough() },
+    settleIfWhole() {
+      if (!settled && assembler.complete()) settle(true);
+      return settled;
+    },
+  };
 }
 
 /**

@@ -19,7 +19,7 @@ type Door = "fetch" | "dispatcher";
 type Provider = "anthropic" | "openai";
 
 /** One session in `mode` with a client of `provider` on `door`; finish() errors are returned, not thrown. */
-async function session<T>(mode: "record" | "replay", file: string, provider: Provider, door: Door, agent: (client: any) => Promise<T>) {
+async function session<T>(mode: "record" | "replay", file: string, provider: Provider, door: Door, agent: (client: any, bb: ReturnType<typeof blackbox>) => Promise<T>) {
   const providers = { [provider]: [fx.fake.url] };
   const bb = blackbox(mode === "record" ? { mode, out: file, providers } : { mode, cassette: file, providers });
   const undo = door === "dispatcher" ? await installDispatcher(bb as never) : undefined;
@@ -29,7 +29,7 @@ async function session<T>(mode: "record" | "replay", file: string, provider: Pro
       ? new Anthropic({ apiKey: "sk-ant-helpers-0000", baseURL: fx.fake.anthropicUrl, maxRetries: 0, ...fetch })
       : new OpenAI({ apiKey: "sk-helpers-0000", baseURL: fx.fake.openaiUrl, maxRetries: 0, ...fetch });
   try {
-    const seen = await agent(client);
+    const seen = await agent(client, bb);
     await bb.finish();
     return seen;
   } finally {
@@ -192,7 +192,8 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
   });
 
   it("finish() while a stream was never read says so, and what to do", async () => {
-    fx.fake.enqueue({ sse: anthropicSSE({ text: "Nobody reads this." }), chunkSize: 5 });
+    // still streaming when finish() comes (a reply whose final event has come is recorded, read or not)
+    fx.fake.enqueue({ sse: anthropicSSE({ text: "Nobody reads this." }), chunkSize: 200, delayMs: 300 });
     const refusal = await session("record", join(fx.dir, `unread-${door}.json`), "anthropic", door, async (client: Anthropic) => {
       await client.messages.create({ ...params, stream: true }); // the events are never read
     }).then(() => "no refusal", (e: Error) => e.message);
@@ -216,7 +217,8 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
   });
 
   it("a model call made while an earlier stream is not read to its end says which, and what to do", async () => {
-    fx.fake.enqueue({ sse: anthropicSSE({ text: "Nobody reads this." }), chunkSize: 5 }); // the second call is refused before it goes out
+    // still streaming at the next call; the second call is refused before it goes out
+    fx.fake.enqueue({ sse: anthropicSSE({ text: "Nobody reads this." }), chunkSize: 200, delayMs: 300 });
     const sent = fx.fake.requests.length;
     let second = "";
     const refusal = await session("record", join(fx.dir, `unread-next-${door}.json`), "anthropic", door, async (client: Anthropic) => {
@@ -281,5 +283,43 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     const { live, replayed } = await recordAndReplay("openai", door, replies, agent);
     expect(live).toEqual({ final: "Sunny in both.", args: ['{"city":"Lisbon"}', '{"city":"Tokyo"}'], usageChunks: 2 });
     expect(replayed).toEqual(live);
+  });
+
+  it("finish() after the reply's final event, the body not yet closed nor let go of, records the reply", async () => {
+    fx.fake.enqueue({ sse: [anthropicSSE({ text: "Sunny." }).join(""), ": closing\n\n"], chunkSize: 1 << 20, delayMs: 1000 });
+    const file = join(fx.dir, `finish-open-${door}.json`);
+    const seen = await session("record", file, "anthropic", door, async (client: Anthropic) => {
+      // read event by event up to message_stop, never ending the iteration (no break, no return())
+      const events = (await client.messages.create({ ...params, stream: true }))[Symbol.asyncIterator]();
+      let text = "";
+      for (let e = await events.next(); !e.done; e = await events.next()) {
+        if (e.value.type === "content_block_delta" && e.value.delta.type === "text_delta") text += e.value.delta.text;
+        if (e.value.type === "message_stop") break;
+      }
+      return text;
+    });
+    expect(seen).toBe("Sunny.");
+    const outputs = JSON.parse(readFileSync(file, "utf8")).steps.filter((s: any) => s.type === "model_output").map((s: any) => s.payload);
+    expect(outputs).toEqual([{ type: "final_answer", text: "Sunny." }]);
+  });
+
+  it("a wrapped tool run from the stream's message event (at message_stop) is recorded after the reply, and replays", async () => {
+    const file = join(fx.dir, `tool-on-message-${door}.json`);
+    const tools = { toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] };
+    const agent = (mode: "record" | "replay") => session(mode, file, "anthropic", door, async (client: Anthropic, bb: ReturnType<typeof blackbox>) => {
+      const weather = bb.tool("get_weather", async (a: { city: string }) => `sunny in ${a.city}`);
+      const stream = client.messages.stream(params);
+      let result: Promise<string> | undefined;
+      stream.on("message", (m) => {
+        const use = m.content.find((b): b is Anthropic.ToolUseBlock => b.type === "tool_use")!;
+        result = weather(use.input as { city: string });
+      });
+      await stream.done();
+      return await result!;
+    });
+    fx.fake.enqueue({ sse: [anthropicSSE(tools).join(""), ": closing\n\n"], chunkSize: 1 << 20, delayMs: 300 });
+    expect(await agent("record")).toBe("sunny in Lisbon");
+    expect(JSON.parse(readFileSync(file, "utf8")).steps.map((s: any) => s.type)).toEqual(["model_input", "model_output", "tool_call", "tool_result", "metadata"]);
+    expect(await agent("replay")).toBe("sunny in Lisbon");
   });
 });

@@ -126,3 +126,31 @@ test("under the hook: a break at message_stop and a reply cut by max_tokens mid 
   expect(replayed.code).toBe(0);
   expect(JSON.parse(replayed.stdout.trim().split("\n").at(-1)!)).toEqual(seen);
 });
+
+test("under the hook: an agent that exits at message_stop, the provider not yet closed, has its reply recorded, and replays", async () => {
+  const agent = join(fx.dir, "exit-at-stop.mjs");
+  writeFileSync(agent, `import Anthropic from "@anthropic-ai/sdk";
+const client = new Anthropic();
+let text = "";
+for await (const e of await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 30, messages: [{ role: "user", content: "Weather?" }], stream: true })) {
+  if (e.type === "content_block_delta" && e.delta.type === "text_delta") text += e.delta.text;
+  if (e.type === "message_stop") {
+    console.log(text);
+    process.exit(0);
+  }
+}
+`);
+  const cassette = join(fx.dir, "exit-at-stop.json");
+  fx.fake.enqueue({ sse: [anthropicSSE({ text: "Sunny." }).join(""), ": closing\n\n"], chunkSize: 1 << 20, delayMs: 500 });
+  const env = { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-stream-exit-0123456789", OPENAI_BASE_URL: undefined };
+  const recorded = await runProcess(process.execPath, [BIN, "record", "-o", cassette, "--", process.execPath, agent], { cwd: fx.dir, env });
+  expect(recorded.stderr).toBe("");
+  expect(recorded.code).toBe(0);
+  expect(readCassette(cassette).steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
+  const replayed = await runProcess(process.execPath, [BIN, "replay", cassette, "--", process.execPath, agent], {
+    cwd: fx.dir, env: { ...env, ANTHROPIC_API_KEY: undefined }, offline: true,
+  });
+  expect(replayed.stderr).toBe("");
+  expect(replayed.code).toBe(0);
+  expect(replayed.stdout.trim()).toBe("Sunny.");
+});
