@@ -88,6 +88,13 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     expect(replayed).toEqual(live);
     const outputs = cassette.steps.filter((s: any) => s.type === "model_output").map((s: any) => s.payload);
     expect(outputs[0]).toEqual({ type: "tool_calls", text: "Checking.", stop: "length", calls: [{ toolCallId: "call-0", toolName: "get_weather", toolInput: truncated }] });
+    // A non-streamed replay of it gets the raw text as the tool_use input (README, Streaming).
+    const file = join(fx.dir, `${door}-plain-of-cut.json`);
+    fx.fake.enqueue(reply);
+    await session("record", file, "anthropic", door, (client: Anthropic) => client.messages.stream(params).finalMessage());
+    const plain = await session("replay", file, "anthropic", door, (client: Anthropic) => client.messages.create(params));
+    expect(plain.stop_reason).toBe("max_tokens");
+    expect(plain.content.map(comparable)).toEqual([{ type: "text", text: "Checking." }, { type: "tool_use", id: "<id>", name: "get_weather", input: truncated }]);
   });
 
   // The end of the body comes a while after the final event, as when the provider is slow
