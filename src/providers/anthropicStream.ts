@@ -21,6 +21,8 @@ export class AnthropicMessageFolder {
   private blocks: Obj[] = [];
   private json = new Map<number, string>();
   private stopped = false;
+  /** The first tool_use block whose input JSON did not parse. */
+  private truncated: number | undefined;
   /** The first problem seen; finish() reports it. */
   problem: string | undefined;
 
@@ -60,7 +62,11 @@ export class AnthropicMessageFolder {
           try {
             block.input = buf === "" ? {} : (JSON.parse(buf) as JsonValue);
           } catch {
-            this.problem = `tool input of content block ${index} that is not valid JSON (${buf.slice(0, 80)})`;
+            // Cut short by max_tokens, the tool input is truncated JSON: the SDK's helpers
+            // partial-parse it and the agent gets a whole message. Kept raw, it is given
+            // back as the same partial_json (body() refuses it on any other stop).
+            block.input = buf;
+            this.truncated ??= index;
           }
         }
         return;
@@ -106,6 +112,11 @@ export class AnthropicMessageFolder {
     }
   }
 
+  /** message_stop arrived and nothing went wrong before it. */
+  get complete(): boolean {
+    return this.problem === undefined && this.message !== undefined && this.stopped;
+  }
+
   /** The assembled Message body; throws when the stream broke or was not understood. */
   body(): Obj {
     if (this.problem !== undefined) {
@@ -121,6 +132,14 @@ export class AnthropicMessageFolder {
           "Retry the call (the agent saw the same broken stream), or record again when the provider is stable.",
       );
     }
+    if (this.truncated !== undefined && this.message.stop_reason !== "max_tokens") {
+      const buf = String(this.blocks[this.truncated]?.input ?? "");
+      refuse(
+        `The Anthropic stream could not be recorded: it contained tool input of content block ${this.truncated} that is not valid JSON (${buf.slice(0, 80)}) ` +
+          `although the reply stopped on ${JSON.stringify(this.message.stop_reason)}, not max_tokens. ` +
+          "Blackbox records only complete replies: retry the call, or record without stream: true.",
+      );
+    }
     return { ...this.message, content: this.blocks.filter((b) => b !== undefined) };
   }
 }
@@ -132,6 +151,8 @@ export function createAssembler(ids: ToolCallIds): StreamAssembler {
     push(chunk) {
       for (const ev of parser.push(chunk)) folder.event(ev);
     },
+    complete: () => folder.complete,
+    failed: () => folder.problem !== undefined,
     finish() {
       for (const ev of parser.end()) folder.event(ev);
       return anthropicAdapter.parseResponse(folder.body(), ids);
@@ -153,7 +174,8 @@ export function messageToSse(body: Obj): string {
   content.forEach((block, index) => {
     if (block.type === "tool_use") {
       emit("content_block_start", { index, content_block: { ...block, input: {} } });
-      const partial_json = JSON.stringify(block.input ?? {});
+      // a string is the raw JSON of a tool input truncated by max_tokens: given back as it came
+      const partial_json = typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {});
       emit("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } });
     } else if (block.type === "text") {
       emit("content_block_start", { index, content_block: { ...block, text: "" } });

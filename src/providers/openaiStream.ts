@@ -80,8 +80,15 @@ export class OpenAIChunkFolder {
     }
   }
 
+  /** [DONE], or a finish_reason on every choice (n > 1 is refused), and nothing wrong before it. */
+  get complete(): boolean {
+    if (this.problem !== undefined || !this.base) return false;
+    const choices = this.choices.filter((c) => c !== undefined);
+    return choices.length > 0 && choices.every((c) => c.finish !== null);
+  }
+
   /** The assembled chat.completion body; throws when the stream broke or was not understood. */
-  body(): Obj {
+  body(requireDone = true): Obj {
     if (this.problem !== undefined) {
       refuse(
         `The OpenAI stream could not be recorded: it contained ${this.problem}. ` +
@@ -89,7 +96,7 @@ export class OpenAIChunkFolder {
       );
     }
     const unfinished = this.choices.some((c) => c && c.finish === null);
-    if (!this.base || this.choices.length === 0 || unfinished || !this.done) {
+    if (!this.base || this.choices.length === 0 || unfinished || (requireDone && !this.done)) {
       const what = !this.base || this.choices.length === 0 ? "before any choice" : unfinished ? "before a finish_reason" : "before data: [DONE]";
       refuse(
         `The OpenAI stream broke: it ended ${what}, so the reply is incomplete and cannot be recorded. ` +
@@ -121,9 +128,11 @@ export function createAssembler(ids: ToolCallIds): StreamAssembler {
     push(chunk) {
       for (const ev of parser.push(chunk)) folder.event(ev);
     },
-    finish() {
+    complete: () => folder.complete,
+    failed: () => folder.problem !== undefined,
+    finish(stoppedAfterFinalEvent = false) {
       for (const ev of parser.end()) folder.event(ev);
-      return openaiAdapter.parseResponse(folder.body(), ids);
+      return openaiAdapter.parseResponse(folder.body(!stoppedAfterFinalEvent), ids);
     },
   };
 }

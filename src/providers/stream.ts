@@ -15,10 +15,20 @@ export interface StreamAssembler {
   /** Feed the bytes as they pass through to the agent, in order. Never throws. */
   push(chunk: Uint8Array): void;
   /**
+   * Whether the reply's final event has arrived (Anthropic `message_stop`; OpenAI `[DONE]`
+   * or a `finish_reason` on every choice), with nothing wrong so far: an agent that stops
+   * reading now has read the whole reply.
+   */
+  complete(): boolean;
+  /** Whether the events already hold what finish() would refuse (a provider error event, data it cannot read). */
+  failed(): boolean;
+  /**
    * The stream ended. The neutral output, or a BlackboxUnsupportedError when the stream
    * broke (no final event, a provider error event) or holds something not recordable.
+   * `stoppedAfterFinalEvent`: the agent stopped reading once complete() was true, so what
+   * would have come after (OpenAI's usage chunk and `[DONE]`) is not asked for.
    */
-  finish(): ModelOutput;
+  finish(stoppedAfterFinalEvent?: boolean): ModelOutput;
 }
 
 export interface StreamAdapter {

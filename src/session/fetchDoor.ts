@@ -23,7 +23,12 @@ async function bodyText(body: unknown): Promise<string | undefined> {
   return new Response(body as BodyInit).text();
 }
 
-export function toResponse(r: HttpResponseLike): Response {
+/**
+ * `onCancel`: the caller cancelled the body (a `break` out of the SDK's stream): called at
+ * once, so the request upstream can be aborted, as fetch aborts its own. The body's
+ * generator may be waiting for the provider's next chunk, and only ends after it.
+ */
+export function toResponse(r: HttpResponseLike, onCancel?: (reason: unknown) => void): Response {
   const body = r.body;
   const init = { status: r.status, statusText: r.statusText, headers: r.headers };
   if (typeof body === "string" || body instanceof Uint8Array) return new Response(body as BodyInit, init);
@@ -39,6 +44,7 @@ export function toResponse(r: HttpResponseLike): Response {
       }
     },
     async cancel(reason) {
+      onCancel?.(reason);
       await iterator.return?.(reason);
     },
   });
@@ -67,7 +73,18 @@ export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): 
       const r = new Request(input, init);
       request = { method: r.method, url: r.url, headers: headersToRecord(r.headers), body: r.body ? await r.text() : undefined };
     }
-    const signal = init?.signal ?? (typeof input === "object" && "signal" in input ? input.signal : undefined) ?? undefined;
+    const callerSignal = init?.signal ?? (typeof input === "object" && "signal" in input ? input.signal : undefined) ?? undefined;
+    // Upstream (record, a live fork; a replay sends nothing) is aborted with the caller's
+    // signal, and when the caller cancels the body: a `break` out of a stream does not wait
+    // for the provider's next chunk, and the provider stops generating.
+    let upstream: AbortController | undefined;
+    let signal = callerSignal;
+    if (session.mode !== "replay") {
+      const controller = (upstream = new AbortController());
+      if (callerSignal?.aborted) controller.abort(callerSignal.reason);
+      else callerSignal?.addEventListener("abort", () => controller.abort(callerSignal.reason), { once: true });
+      signal = controller.signal;
+    }
     const forward = async (req: WireRequest, sig?: AbortSignal): Promise<HttpResponseLike> => {
       const init: FetchInit & { dispatcher?: unknown } = { method: req.method, headers: req.headers, body: req.body, signal: sig };
       // Under the register hook's door, go upstream below it: the session already
@@ -83,6 +100,6 @@ export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): 
     // Only the SDKs send through bb.fetch, whatever their baseURL: the origin names the
     // provider when it is a known one, else the Anthropic SDK's version header does.
     const provider = session.route(url) ?? ("anthropic-version" in request.headers ? "anthropic" : "openai");
-    return toResponse(await session.handle(request, forward, signal, provider));
+    return toResponse(await session.handle(request, forward, signal, provider), upstream && (() => upstream!.abort()));
   };
 }

@@ -57,6 +57,8 @@ export class SessionImpl implements Session {
   private modelInFlight = false;
   /** A live streamed reply still being read: its steps are written when it ends. */
   private streamOpen = false;
+  /** The open stream's early settle: at finish() or the process end, a reply whose final event came is recorded. */
+  private settleOpenStream: (() => boolean) | undefined;
   private toolsRunning = 0;
   private seq = 0;
   private finished = false;
@@ -220,6 +222,12 @@ export class SessionImpl implements Session {
     const loading = this.writerLoading();
     if (loading) await loading;
     this.guard("a model call");
+    if (this.streamOpen) this.settleOpenStream?.(); // its final event came: it is whole
+    if (this.streamOpen && !this.modelInFlight) {
+      throw new SessionError(
+        "a model call was made while a streamed model reply was not read to its end (still being read, or never read); its steps could not be written in order. Read each stream to its end before the next call: for await over its events, or await stream.finalMessage() / stream.finalChatCompletion().",
+      );
+    }
     if (this.modelInFlight || this.streamOpen) {
       throw new SessionError(
         "overlapping model calls on one session: a model call was made while another was still running. One session records one conversation: await each call, or create one session per conversation.",
@@ -309,19 +317,24 @@ export class SessionImpl implements Session {
     if (parsed.stream) {
       // The steps are appended when the stream ends; until then the call is in flight.
       this.streamOpen = true;
-      return streamLive(
+      const live = streamLive(
         adapter.name,
         upstream,
         this.ids,
         (output) => {
           this.streamOpen = false;
+          this.settleOpenStream = undefined;
           this.recordModel(parsed, output, startedAt);
         },
         (error) => {
           this.streamOpen = false;
+          this.settleOpenStream = undefined;
           this.firstError ??= error;
         },
+        signal,
       );
+      this.settleOpenStream = live.settleIfWhole;
+      return live.response;
     }
     const text = await readBody(upstream.body);
     let json: unknown;
@@ -398,6 +411,7 @@ export class SessionImpl implements Session {
         `the wrapped tool "${name}" was called while a model call was still running; its steps could not be written in order. Await each model call before running the tools it asks for.`,
       );
     }
+    if (this.streamOpen) this.settleOpenStream?.(); // its final event came (a tool run on message_stop): it is whole
     if (this.streamOpen) {
       throw new SessionError(
         `the wrapped tool "${name}" was called while a streamed model reply was still being read; its steps could not be written in order. Read the stream to its end (e.g. await stream.finalMessage()) before running tools.`,
@@ -541,6 +555,12 @@ export class SessionImpl implements Session {
       }
       throw new SessionError("finish() was already called for this session; a session records one run: create a new session (blackbox()) for the next run");
     }
+    this.settleOpenStream?.();
+    if (this.streamOpen && !this.modelInFlight && this.toolsRunning === 0) {
+      throw new SessionError(
+        "finish() was called while a streamed model reply was not read to its end (still being read, or never read); nothing was written. Read each stream to its end before finish(): for await over its events, or await stream.finalMessage() / stream.finalChatCompletion().",
+      );
+    }
     const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     if (inFlight > 0) {
       throw new SessionError(
@@ -604,6 +624,7 @@ export class SessionImpl implements Session {
       return;
     }
     this.finished = true;
+    this.settleOpenStream?.(); // an exit after the reply's final event (process.exit() at message_stop): it is whole
     const inFlight = this.toolsRunning + (this.modelInFlight || this.streamOpen ? 1 : 0);
     const outcome = exitOutcome(info.exitCode, inFlight, info.uncaught, this.lastOutput);
     try {

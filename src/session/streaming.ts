@@ -21,23 +21,55 @@ function chunksOf(body: HttpResponseLike["body"]): AsyncIterable<Uint8Array> {
   return body;
 }
 
+/** A live stream handed to the agent, and how to record it early. */
+export interface LiveStream {
+  response: HttpResponseLike;
+  /**
+   * Records the reply now if its final event has come (a process that exits, or a
+   * finish(), before the body's end): true when it is settled, recorded or refused.
+   */
+  settleIfWhole(): boolean;
+}
+
 /**
  * A live streamed reply: every chunk goes to the agent as it arrives, untouched,
  * and into an assembler; when the stream ends, `record` gets the same neutral
  * output a non-streamed call would have given. A stream the agent abandons, or that
- * breaks, is not recorded: `fail` gets a refusal that says so.
+ * breaks, is not recorded: `fail` gets a refusal that says so. Each stream is settled
+ * once: `record` or `fail`, never both.
  */
 export function streamLive(
   provider: ProviderName,
   upstream: HttpResponseLike,
   ids: ToolCallIds,
   record: (output: ModelOutput) => void,
-  fail: (error: BlackboxUnsupportedError) => void,
-): HttpResponseLike {
+  refuse: (error: BlackboxUnsupportedError) => void,
+  signal?: AbortSignal,
+): LiveStream {
   const assembler = streamAdapters[provider].createAssembler(ids);
   const source = chunksOf(upstream.body);
+  let settled = false;
+  function fail(error: BlackboxUnsupportedError): void {
+    if (settled) return;
+    settled = true;
+    refuse(error);
+  }
+  /** The reply is whole: record it (or refuse what the assembler cannot make sense of). */
+  function settle(stoppedAfterFinalEvent: boolean): void {
+    if (settled) return;
+    settled = true;
+    let output: ModelOutput;
+    try {
+      output = assembler.finish(stoppedAfterFinalEvent);
+    } catch (err) {
+      refuse(err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError((err as Error).message));
+      return;
+    }
+    record(output);
+  }
   async function* passThrough(): AsyncGenerator<Uint8Array> {
     let completed = false;
+    let broke = false;
     try {
       for await (const chunk of source) {
         assembler.push(chunk);
@@ -45,9 +77,12 @@ export function streamLive(
       }
       completed = true;
     } catch (err) {
-      // The agent aborting its request (stream.controller.abort()) surfaces here as an AbortError:
-      // leave it to the "stopped reading" refusal below rather than blaming the provider.
-      if ((err as Error)?.name === "AbortError") throw err;
+      // The agent aborting its request (stream.controller.abort(), a timeout signal) surfaces here
+      // as an AbortError or TimeoutError (or the reason it gave): leave it to the "stopped
+      // reading" check below rather than blaming the provider.
+      const name = (err as Error)?.name;
+      if (name === "AbortError" || name === "TimeoutError" || signal?.aborted) throw err;
+      broke = true;
       fail(
         new BlackboxUnsupportedError(
           `the provider's stream broke before it ended (${(err as Error).message}); a partial reply cannot be replayed, so this model call was not recorded. Record the run again.`,
@@ -55,27 +90,35 @@ export function streamLive(
       );
       throw err;
     } finally {
-      if (!completed) {
-        fail(
-          new BlackboxUnsupportedError(
-            "the agent stopped reading a streamed reply before it ended; a partial reply cannot be replayed, so this model call was not recorded. Read streams to the end while recording (or record without streaming).",
-          ),
-        );
+      // The agent stopped reading (a break, an abort). Once the reply's final event has come
+      // (a loop that breaks on message_stop or finish_reason), it has the whole reply; after
+      // an error event (the SDK throws on it and lets go of the body), that is what to name.
+      if (!completed && !broke) {
+        if (assembler.complete()) {
+          settle(true);
+        } else if (assembler.failed()) {
+          settle(false);
+        } else {
+          fail(
+            new BlackboxUnsupportedError(
+              "the agent stopped reading a streamed reply before it ended; a partial reply cannot be replayed, so this model call was not recorded. Read streams to the end while recording (or record without streaming).",
+            ),
+          );
+        }
       }
     }
-    let output: ModelOutput;
-    try {
-      output = assembler.finish();
-    } catch (err) {
-      fail(err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError((err as Error).message));
-      return;
-    }
-    record(output);
+    settle(false);
   }
   const headers = { ...upstream.headers };
   delete headers["content-length"];
   delete headers["content-encoding"];
-  return { status: upstream.status, statusText: upstream.statusText, headers, body: passThrough() };
+  return {
+    response: { status: upstream.status, statusText: upstream.statusText, headers, body: passThrough() },
+    settleIfWhole() {
+      if (!settled && assembler.complete()) settle(true);
+      return settled;
+    },
+  };
 }
 
 /**

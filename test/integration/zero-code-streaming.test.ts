@@ -83,3 +83,74 @@ describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
     expect(JSON.parse(replayed.stdout.trim().split("\n").at(-1)!)).toEqual(seen);
   });
 });
+
+// An agent under the hook that stops reading at the final event, with the provider slow to
+// close, and a reply cut by max_tokens inside its tool_use block: both whole replies, so
+// recorded, and the replay gives the agent the same.
+const EDGE_AGENT = `import Anthropic from "@anthropic-ai/sdk";
+const client = new Anthropic();
+const params = { model: "claude-sonnet-4-6", max_tokens: 30, messages: [{ role: "user", content: "Weather?" }] };
+let text = "";
+for await (const e of await client.messages.create({ ...params, stream: true })) {
+  if (e.type === "content_block_delta" && e.delta.type === "text_delta") text += e.delta.text;
+  if (e.type === "message_stop") break;
+}
+const cut = await client.messages.stream({ ...params, messages: [...params.messages, { role: "assistant", content: text }, { role: "user", content: "Lisbon?" }] }).finalMessage();
+console.log(JSON.stringify({ text, stop: cut.stop_reason, content: cut.content.map((b) => ({ type: b.type, input: b.input })) }));
+`;
+
+test("under the hook: a break at message_stop and a reply cut by max_tokens mid tool_use are recorded, and replayed the same", async () => {
+  const agent = join(fx.dir, "edge-stream.mjs");
+  writeFileSync(agent, EDGE_AGENT);
+  const cassette = join(fx.dir, "edge-stream.json");
+  const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const cutSse = [
+    ev("message_start", { message: { id: "msg_01Cut", type: "message", role: "assistant", model: "claude-sonnet-4-6", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } }),
+    ev("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_01Cut", name: "get_weather", input: {} } }),
+    ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: '{"city": "Lisbon", "unit' } }),
+    ev("content_block_stop", { index: 0 }),
+    ev("message_delta", { delta: { stop_reason: "max_tokens", stop_sequence: null }, usage: { output_tokens: 30 } }),
+    ev("message_stop", {}),
+  ];
+  fx.fake.enqueue({ sse: [anthropicSSE({ text: "Sunny." }).join(""), ": closing\n\n"], chunkSize: 1 << 20, delayMs: 300 }, { sse: cutSse, chunkSize: 7 });
+  const env = { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-stream-edge-0123456789", OPENAI_BASE_URL: undefined };
+  const recorded = await runProcess(process.execPath, [BIN, "record", "-o", cassette, "--", process.execPath, agent], { cwd: fx.dir, env });
+  expect(recorded.stderr).toBe("");
+  expect(recorded.code).toBe(0);
+  const seen = JSON.parse(recorded.stdout.trim().split("\n").at(-1)!);
+  expect(seen).toEqual({ text: "Sunny.", stop: "max_tokens", content: [{ type: "tool_use", input: { city: "Lisbon" } }] });
+  const replayed = await runProcess(process.execPath, [BIN, "replay", cassette, "--", process.execPath, agent], {
+    cwd: fx.dir, env: { ...env, ANTHROPIC_API_KEY: undefined }, offline: true,
+  });
+  expect(replayed.stderr).toBe("");
+  expect(replayed.code).toBe(0);
+  expect(JSON.parse(replayed.stdout.trim().split("\n").at(-1)!)).toEqual(seen);
+});
+
+test("under the hook: an agent that exits at message_stop, the provider not yet closed, has its reply recorded, and replays", async () => {
+  const agent = join(fx.dir, "exit-at-stop.mjs");
+  writeFileSync(agent, `import Anthropic from "@anthropic-ai/sdk";
+const client = new Anthropic();
+let text = "";
+for await (const e of await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 30, messages: [{ role: "user", content: "Weather?" }], stream: true })) {
+  if (e.type === "content_block_delta" && e.delta.type === "text_delta") text += e.delta.text;
+  if (e.type === "message_stop") {
+    console.log(text);
+    process.exit(0);
+  }
+}
+`);
+  const cassette = join(fx.dir, "exit-at-stop.json");
+  fx.fake.enqueue({ sse: [anthropicSSE({ text: "Sunny." }).join(""), ": closing\n\n"], chunkSize: 1 << 20, delayMs: 500 });
+  const env = { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-stream-exit-0123456789", OPENAI_BASE_URL: undefined };
+  const recorded = await runProcess(process.execPath, [BIN, "record", "-o", cassette, "--", process.execPath, agent], { cwd: fx.dir, env });
+  expect(recorded.stderr).toBe("");
+  expect(recorded.code).toBe(0);
+  expect(readCassette(cassette).steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
+  const replayed = await runProcess(process.execPath, [BIN, "replay", cassette, "--", process.execPath, agent], {
+    cwd: fx.dir, env: { ...env, ANTHROPIC_API_KEY: undefined }, offline: true,
+  });
+  expect(replayed.stderr).toBe("");
+  expect(replayed.code).toBe(0);
+  expect(replayed.stdout.trim()).toBe("Sunny.");
+});
