@@ -16,7 +16,7 @@ interface Case {
   dir: string;
   wire: "anthropic" | "openai";
   tools: [string, string];
-  run: (env: Record<string, string>, offline: boolean) => ReturnType<typeof hookedNode>;
+  run: (env: Record<string, string | undefined>, offline: boolean) => ReturnType<typeof hookedNode>;
 }
 
 const cases: Case[] = [
@@ -91,7 +91,7 @@ describe.each(cases)("$name", (c) => {
   test("replays by hand with no API key in the environment (the hook sets placeholders, as the CLI does)", async () => {
     rmSync(notes, { force: true });
     const env = { ...base(), ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out };
-    const r = await c.run(env as Record<string, string>, true);
+    const r = await c.run(env, true);
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("answer: Noted: sunny in Lisbon.");
     expect(r.code).toBe(0);
