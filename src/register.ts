@@ -12,7 +12,7 @@
 import { markReported } from "./edges/claim.js";
 import { loadConfig } from "./edges/config.js";
 import { installDispatcher } from "./edges/dispatcher.js";
-import { optionsFromEnv, sendsNothing, setPlaceholderKeys } from "./edges/env.js";
+import { dropPlaceholderKeys, optionsFromEnv, sendsNothing, setPlaceholderKeys } from "./edges/env.js";
 import { dirname, isAbsolute } from "node:path";
 import { guardHttpClients } from "./edges/httpGuard.js";
 import { routeSdksThroughFetch } from "./edges/sdkShims.js";
@@ -41,6 +41,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = 
   const options = optionsFromEnv(env, cwd);
   if (!options) return;
   if (sendsNothing(options)) setPlaceholderKeys(env); // as the CLI does: a replay by hand needs no key
+  else dropPlaceholderKeys(env); // nothing is ever sent with them
   const config = await loadConfig(cwd, env.BLACKBOX_CONFIG, env.BLACKBOX_CONFIG_DEFAULT);
   // Replay and fork load a cassette now; record loads its writer (zod, verify) at the first call.
   if (options.mode !== "record") await import("./session/index.js");

@@ -22,6 +22,15 @@ export function setPlaceholderKeys(env: Env): void {
   env.OPENAI_API_KEY ||= PLACEHOLDER_KEY;
 }
 
+/**
+ * A process that sends (record, a live fork) drops a placeholder it inherited (a replay's
+ * child that records): sent upstream it would fail as a wrong key, while without it the
+ * SDK says that no key is set.
+ */
+export function dropPlaceholderKeys(env: Env): void {
+  for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]) if (env[name] === PLACEHOLDER_KEY) delete env[name];
+}
+
 /** Whether a run with these options answers every model call itself (replay, fork --script). */
 export function sendsNothing(options: Pick<SessionOptions, "mode" | "continueWith">): boolean {
   return options.mode === "replay" || (options.mode === "fork" && options.continueWith === "script");

@@ -80,10 +80,10 @@ export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): 
     let upstream: AbortController | undefined;
     let signal = callerSignal;
     if (session.mode !== "replay") {
-      const controller = (upstream = new AbortController());
-      if (callerSignal?.aborted) controller.abort(callerSignal.reason);
-      else callerSignal?.addEventListener("abort", () => controller.abort(callerSignal.reason), { once: true });
-      signal = controller.signal;
+      upstream = new AbortController();
+      // AbortSignal.any, not a listener on the caller's signal: one signal kept for a whole
+      // run would gather a listener a call (MaxListenersExceededWarning after 10)
+      signal = callerSignal ? AbortSignal.any([callerSignal, upstream.signal]) : upstream.signal;
     }
     const forward = async (req: WireRequest, sig?: AbortSignal): Promise<HttpResponseLike> => {
       const init: FetchInit & { dispatcher?: unknown } = { method: req.method, headers: req.headers, body: req.body, signal: sig };

@@ -21,3 +21,39 @@ export function clip(text: string, width: number): string {
   if (last >= 0xd800 && last <= 0xdbff) end--; // a high surrogate: its pair would be cut off
   return `${text.slice(0, end)}...`;
 }
+
+/** Code point ranges a terminal draws two columns wide: East Asian wide and fullwidth, emoji (generously: too wide cuts a little early, too narrow wraps). */
+const WIDE: readonly (readonly [number, number])[] = [
+  [0x1100, 0x115f], [0x231a, 0x231b], [0x23e9, 0x23f3], [0x2600, 0x27bf], [0x2b00, 0x2bff],
+  [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xa000, 0xa4cf],
+  [0xa960, 0xa97f], [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe30, 0xfe4f], [0xff00, 0xff60],
+  [0xffe0, 0xffe6], [0x1f000, 0x1faff], [0x20000, 0x3fffd],
+];
+
+/** Columns one code point takes: 0 for combining marks and zero-width joiners, 2 for wide ones, else 1. */
+function charColumns(cp: number): number {
+  if ((cp >= 0x0300 && cp <= 0x036f) || (cp >= 0x200b && cp <= 0x200d) || (cp >= 0xfe20 && cp <= 0xfe2f) || (cp >= 0x20d0 && cp <= 0x20ff)) return 0;
+  for (const [lo, hi] of WIDE) if (cp >= lo && cp <= hi) return 2;
+  return 1;
+}
+
+/** The columns `text` takes on a terminal (CJK and emoji take two). */
+export function columnsOf(text: string): number {
+  let n = 0;
+  for (const ch of text) n += charColumns(ch.codePointAt(0)!);
+  return n;
+}
+
+/** `text` cut to at most `columns` terminal columns with "..." at the end, between characters. */
+export function clipColumns(text: string, columns: number): string {
+  if (columnsOf(text) <= columns) return text;
+  let used = 0;
+  let end = 0;
+  for (const ch of text) {
+    const w = charColumns(ch.codePointAt(0)!);
+    if (used + w > columns - 3) break;
+    used += w;
+    end += ch.length;
+  }
+  return `${text.slice(0, end)}...`;
+}

@@ -5,7 +5,7 @@
  */
 import { outcomeOf } from "./outcome.js";
 import { toolCallsOf } from "./payloads.js";
-import { clip, printable } from "./printable.js";
+import { clip, clipColumns, columnsOf, printable } from "./printable.js";
 import type { Trace, TraceStep } from "./types.js";
 
 export interface TimelineOptions {
@@ -16,11 +16,11 @@ export interface TimelineOptions {
   columns?: number;
 }
 
-/** `text` cut so that `used` columns plus it fit in `columns` (left whole when it cannot be cut usefully). */
+/** `text` cut so that `used` columns plus it fit in `columns` (left whole when it cannot be cut usefully); a CJK character or an emoji takes two. */
 function fit(text: string, used: number, columns: number | undefined): string {
   if (columns === undefined) return text;
   const room = columns - used;
-  return room >= 8 ? clip(text, room) : text;
+  return room >= 8 ? clipColumns(text, room) : text;
 }
 
 type Paint = (code: string, text: string) => string;
@@ -122,7 +122,7 @@ export function formatTimeline(trace: Trace, options: TimelineOptions): string {
   const lines: string[] = [];
   const cols = options.columns;
   const runId = fit(`run ${printable(trace.id)}`, 0, cols);
-  lines.push(`${paint("1", runId)}${fit(`  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`, runId.length, cols)}`);
+  lines.push(`${paint("1", runId)}${fit(`  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`, columnsOf(runId), cols)}`);
   if (trace.parentId !== undefined) {
     lines.push(paint("35", fit(printable(`forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`), 0, cols)));
   }

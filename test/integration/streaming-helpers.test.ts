@@ -330,3 +330,24 @@ describe.each(["fetch", "dispatcher"] as const)("through the %s door", (door) =>
     expect(await agent("replay")).toBe("sunny in Lisbon");
   });
 });
+
+describe("bb.fetch with the caller's own signal", () => {
+  it("leaves no listener on a signal the caller uses for every call (15 calls printed MaxListenersExceededWarning)", async () => {
+    const { EventEmitter } = await import("node:events");
+    const { anthropicMessage } = await import("../helpers/fakeProvider.js");
+    const bb = blackbox({ mode: "record", out: join(fx.dir, "one-signal.json"), providers: { anthropic: [fx.fake.url] } });
+    const run = new AbortController(); // one signal for the whole run, as an agent with a Ctrl-C handler keeps
+    for (let i = 0; i < 3; i++) {
+      fx.fake.enqueue({ json: anthropicMessage({ text: `Answer ${i}.` }) });
+      const r = await bb.fetch(`${fx.fake.anthropicUrl}/v1/messages`, {
+        method: "POST",
+        signal: run.signal,
+        headers: { "content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "sk-ant-helpers-0000" },
+        body: JSON.stringify({ ...params, messages: [{ role: "user", content: `Question ${i}?` }] }),
+      });
+      await r.text();
+    }
+    expect(EventEmitter.getEventListeners(run.signal, "abort")).toHaveLength(0);
+    await bb.finish();
+  });
+});

@@ -124,3 +124,24 @@ test("BLACKBOX_MODE unset: the hook does nothing, the agent talks to the provide
   expect(existsSync(out)).toBe(false);
   expect(existsSync(notes)).toBe(true);
 });
+
+test("a recording process never sends the placeholder key a replay left in its environment (a replay's child that records)", async () => {
+  // replay and fork --script set ANTHROPIC_API_KEY/OPENAI_API_KEY to a placeholder "never
+  // sent", and their children inherit it: one of them recording must not send it upstream
+  const out = join(fx.dir, "placeholder-record.json");
+  queueRun(fx.fake, "anthropic", ["weather", "save_note"], "Never asked.");
+  const before = fx.fake.requests.length;
+  const r = await hookedNode(join(FIXTURES, "esm"), ["agent.mjs"], {
+    NOTES_FILE: join(fx.dir, "placeholder-notes.txt"),
+    ANTHROPIC_BASE_URL: fx.fake.anthropicUrl,
+    ANTHROPIC_API_KEY: "blackbox-placeholder-key-never-sent",
+    OPENAI_API_KEY: undefined,
+    BLACKBOX_MODE: "record",
+    BLACKBOX_OUT: out,
+  });
+  const sent = fx.fake.requests.slice(before).map((q) => `${q.headers["x-api-key"] ?? ""} ${q.headers.authorization ?? ""}`);
+  while (fx.fake.pending > 0) await fetch(fx.fake.anthropicUrl, { method: "POST", body: "{}" }); // the replies it never asked for
+  expect(sent.filter((h) => h.includes("blackbox-placeholder-key-never-sent"))).toEqual([]);
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toMatch(/API key|apiKey|authentication/i);
+});

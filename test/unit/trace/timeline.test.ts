@@ -48,3 +48,32 @@ describe("formatTimeline", () => {
     expect(line).toContain(`-> "${"x".repeat(26)}...`);
   });
 });
+
+describe("formatTimeline on a terminal of `columns`", () => {
+  // a CJK character or an emoji takes two columns: a line cut by UTF-16 units ran past the
+  // terminal's width and wrapped, breaking the one-line-a-step timeline
+  const columnsOf = (line: string): number => {
+    let n = 0;
+    for (const ch of line) {
+      const cp = ch.codePointAt(0)!;
+      if (cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f)) continue;
+      n += (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xff00 && cp <= 0xff60) || cp >= 0x1f300 ? 2 : 1;
+    }
+    return n;
+  };
+
+  it("cuts wide characters (CJK, emoji) by the columns they take", async () => {
+    const { TraceBuilder } = await import("../../../src/trace/builder.js");
+    const b = new TraceBuilder({ id: "東京の天気を調べる長い名前の実行記録です", createdAt: 1767225600000 });
+    b.append("model_input", { messages: [{ role: "user", content: "天気は？" }], tools: [], model: "m" }, 1767225600000);
+    b.append("model_output", { type: "tool_calls", calls: [{ toolCallId: "call-0", toolName: "天気予報を調べる", toolInput: { city: "東京都千代田区丸の内一丁目" } }] }, 1767225600001);
+    b.append("tool_call", { toolCallId: "call-0", toolName: "天気予報を調べる", toolInput: { city: "東京都千代田区丸の内一丁目" } }, 1767225600002);
+    b.append("tool_result", { toolCallId: "call-0", toolName: "天気予報を調べる", result: { sky: "雨 🌧️🌂☔ 一日中ずっと雨が降り続くでしょう" } }, 1767225600003);
+    b.append("model_input", { messages: [{ role: "user", content: "天気は？" }], tools: [], model: "m" }, 1767225600004);
+    b.append("model_output", { type: "final_answer", text: "東京は一日中雨です 🌧️ 傘を持って出かけてください 👨‍👩‍👧 楽しい一日を" }, 1767225600005);
+    const lines = formatTimeline(b.trace, { color: false, columns: 60 }).trimEnd().split("\n");
+    for (const line of lines) expect(columnsOf(line), line).toBeLessThanOrEqual(60);
+    expect(lines.some((l) => l.endsWith("..."))).toBe(true);
+    expect(lines[0]).toMatch(/^run 東京/);
+  });
+});
