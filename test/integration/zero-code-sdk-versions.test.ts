@@ -2,14 +2,14 @@
  * Other SDK versions side by side, each installed in its own folder: openai 5.x (the
  * global fetch), and openai 4.x and @anthropic-ai/sdk 0.39, whose Node shims use
  * node-fetch (which a global dispatcher never sees). The hook loads that app's own `<sdk>/shims/web` (CJS and ESM) so its calls
- * are recorded, then replayed offline.
+ * are recorded, then replayed offline, plain and streamed (`stream: true` and each SDK's stream helper).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT } from "../helpers/child.js";
-import { anthropicMessage, openaiCompletion, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
 import { hookedNode, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
 import { existsSync as exists } from "node:fs";
 
@@ -55,6 +55,44 @@ test.each(cases)("$app ($agent) is recorded through the global fetch and replaye
   expect(replayed.stderr).toBe("");
   expect(replayed.stdout).toContain(`answer: hi from ${agent}`);
   expect(replayed.code).toBe(0);
+});
+
+const streamCases = APPS.flatMap((app) => ["stream.mjs", "stream.cjs"].map((agent) => ({ app, agent })));
+
+test.each(streamCases)("$app ($agent): streamed calls (stream: true, the SDK's stream helper) are recorded and replayed offline", async ({ app, agent }) => {
+  const APP = join(VERSIONS, app);
+  const out = join(tmp.dir, `${app}-${agent}.json`);
+  const openai = app.startsWith("openai");
+  const weather = { text: "Checking.", toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] };
+  fake.enqueue(
+    { sse: openai ? openaiSSE({ text: `hi from ${agent}` }) : anthropicSSE({ text: `hi from ${agent}` }) },
+    { sse: openai ? openaiSSE(weather) : anthropicSSE(weather) },
+  );
+  const env = openai
+    ? { OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" }
+    : { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-old-fake-key-0123456789" };
+  // openai 4.x has the helper only as beta.chat.completions.stream
+  const helper = openai ? `helper (${app === "openai4" ? "beta" : "chat"}): Checking. Checking. [{"name":"get_weather","input":{"city":"Lisbon"}}] tool_calls`
+    : 'helper: Checking. ["Checking.",{"name":"get_weather","input":{"city":"Lisbon"}}] tool_use';
+  const expected = `streamed: hi from ${agent}\n${helper}\n`;
+  const seen = fake.requests.length;
+  const recorded = await hookedNode(APP, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  expect(recorded.stderr).toBe("");
+  expect(recorded.stdout).toBe(expected);
+  expect(recorded.code).toBe(0);
+  const sent = fake.requests.slice(seen);
+  expect(sent.map((q) => (q.body as { stream?: boolean }).stream)).toEqual([true, true]);
+  const trace = readCassette(out);
+  expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "model_input", "model_output", "metadata"]);
+  const outputs = trace.steps.filter((s) => s.type === "model_output").map((s) => s.payload);
+  expect(outputs[0]).toEqual({ type: "final_answer", text: `hi from ${agent}` });
+  expect(outputs[1]).toMatchObject({ type: "tool_calls", text: "Checking.", calls: [{ toolName: "get_weather", toolInput: { city: "Lisbon" } }] });
+
+  const replayed = await hookedNode(APP, [agent], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
+  expect(replayed.stderr).toBe("");
+  expect(replayed.stdout).toBe(expected);
+  expect(replayed.code).toBe(0);
+  expect(fake.requests.length).toBe(seen + 2); // the replay sent nothing
 });
 
 test("openai 3.x (axios) cannot be captured: refused before the agent runs, naming the version", async () => {
