@@ -1,6 +1,7 @@
 import { ReplayDivergenceError } from "../errors.js";
 import { compareModelInput, type InputDifference } from "../providers/compare.js";
 import { canonicalJson } from "../trace/canonical.js";
+import { clip, printable } from "../trace/printable.js";
 import { firstDifference } from "../trace/jsonDiff.js";
 import { terminalStepOf } from "../trace/payloads.js";
 import type { JsonValue, ModelInput, ModelOutput, Trace, TraceStep } from "../trace/types.js";
@@ -11,10 +12,10 @@ import { shareRecordedHistory } from "../trace/share.js";
 const HINT = "If the change is intended, re-record the run (blackbox record -- <command>)";
 const STRICT_HINT = `${HINT}, or replay with --match sequence (in code: match: "sequence") to serve the recording in order without comparing.`;
 
+/** A recorded or new value as a divergence report prints it: JSON, cut at 200 characters, safe on a terminal (src/trace/printable.ts). */
 export function show(value: unknown): string {
   if (value === undefined) return "(absent)";
-  const text = typeof value === "string" ? JSON.stringify(value) : canonicalJson(value);
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  return clip(printable(typeof value === "string" ? JSON.stringify(value) : canonicalJson(value)), 200);
 }
 
 export function divergence(
@@ -81,7 +82,7 @@ export class ReplaySource {
       const name = (missed.callStep.payload as { toolName: string }).toolName;
       throw divergence(
         missed.callStep,
-        `the recording ran the wrapped tool "${name}" here, but the agent ${before} without calling it`, {}, this.match,
+        `the recording ran the wrapped tool ${show(name)} here, but the agent ${before} without calling it`, {}, this.match,
       );
     }
   }
@@ -121,7 +122,7 @@ export class ReplaySource {
     );
     if (free.length === 0) {
       const anchor = this.steps[this.cursor] ?? this.steps[this.steps.length - 1];
-      throw divergence(anchor, `the agent called the wrapped tool "${toolName}", which the recording did not run here${inFlightEnd(anchor)}`, {}, this.match);
+      throw divergence(anchor, `the agent called the wrapped tool ${show(toolName)}, which the recording did not run here${inFlightEnd(anchor)}`, {}, this.match);
     }
     let pair = free[0]!;
     if (this.match === "strict") {
@@ -129,7 +130,7 @@ export class ReplaySource {
       if (!same) {
         const recordedInput = (pair.callStep.payload as { toolInput: JsonValue }).toolInput;
         const d = firstDifference(recordedInput, input, "toolInput");
-        throw divergence(pair.callStep, `the wrapped tool "${toolName}" was called with other arguments`, {
+        throw divergence(pair.callStep, `the wrapped tool ${show(toolName)} was called with other arguments`, {
           path: d?.path ?? "toolInput",
           recorded: d ? d.a : recordedInput,
           actual: d ? d.b : input,

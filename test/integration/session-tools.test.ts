@@ -203,3 +203,19 @@ test("arguments with no JSON form: the TypeError's stack starts at the agent's c
   expect(frames[0]).toContain("session-tools.test.ts");
   expect(err.stack).not.toMatch(/src[/\\](session|trace)[/\\]/);
 });
+
+test("a divergence report prints a cassette's control and bidi characters as escapes, not raw (a hostile name or value cannot drive the terminal)", async () => {
+  const name = "weather\u001b]0;pwned\u0007\u202e";
+  const file = join(dir, "escapes.json");
+  const rec = blackbox({ mode: "record", out: file });
+  await rec.tools({ [name]: async (city: string) => `sunny in ${city}` })[name]!("Lisbon\u001b[2J");
+  await rec.finish({ result: "done" });
+  const bb = blackbox({ mode: "replay", cassette: file });
+  const err = await bb.tools({ [name]: async (city: string) => city })[name]!("Porto\u202e").catch((e: Error) => e);
+  expect(err).toBeInstanceOf(Error);
+  const message = (err as Error).message;
+  expect(message).toContain('the wrapped tool "weather\\u001b]0;pwned\\u0007\\u202e" was called with other arguments');
+  expect(message).toContain('recorded: "Lisbon\\u001b[2J"');
+  expect(message).toContain('now:      "Porto\\u202e"');
+  expect(message).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/); // newlines only between the report's lines
+});
