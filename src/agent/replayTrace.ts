@@ -6,6 +6,7 @@
  */
 import { TraceBuilder } from "../trace/builder.js";
 import { firstDifference } from "../trace/jsonDiff.js";
+import { forkIndexOf } from "../trace/payloads.js";
 import type { JsonValue, ModelOutput, ToolResultPayload, Trace, TraceStep } from "../trace/types.js";
 import { continueLoop, type ToolMap } from "./loop.js";
 import type { ModelClient } from "./modelClient.js";
@@ -73,9 +74,9 @@ export async function replayTrace(trace: Trace): Promise<ReplayResult> {
  * `<parent>:<N>`): N, or N + 1 when step N is the replaced tool_result of a --set fork.
  */
 function resumeIndex(trace: Trace): number {
-  const m = trace.forkedFromStepId ? /:(\d+)$/.exec(trace.forkedFromStepId) : null;
-  if (!m) return 0;
-  const n = Math.min(Number(m[1]), trace.steps.length);
+  const at = forkIndexOf(trace);
+  if (at === undefined) return 0;
+  const n = Math.min(at, trace.steps.length);
   return trace.steps[n]?.type === "tool_result" ? n + 1 : n;
 }
 

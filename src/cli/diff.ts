@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { isBlackboxError } from "../errors.js";
 import { diffOutcome, diffTraces } from "../trace/diff.js";
+import { forkIndexOf } from "../trace/payloads.js";
 import type { Outcome } from "../trace/outcome.js";
 import { clip, printable } from "../trace/printable.js";
 import type { Trace } from "../trace/types.js";
@@ -44,8 +45,7 @@ export interface ForkRelation {
 function forkRelation(a: Trace, b: Trace): ForkRelation | null {
   const [child, other, side] = b.parentId !== undefined && b.parentId === a.id ? [b, a, "b" as const] : a.parentId !== undefined && a.parentId === b.id ? [a, b, "a" as const] : [];
   if (child === undefined || other === undefined || side === undefined) return null;
-  const m = child.forkedFromStepId === undefined ? null : /:(\d+)$/.exec(child.forkedFromStepId);
-  return { child: side, parentId: other.id, forkedFromStepId: child.forkedFromStepId ?? null, at: m ? Number(m[1]) : null };
+  return { child: side, parentId: other.id, forkedFromStepId: child.forkedFromStepId ?? null, at: forkIndexOf(child) ?? null };
 }
 
 function relationText(r: ForkRelation): string {

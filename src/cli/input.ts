@@ -3,7 +3,7 @@
  * (`git show HEAD:runs/trip.json | blackbox diff - runs/trip.json`).
  */
 import type { Command } from "commander";
-import { MAX_CASSETTE_BYTES, loadTrace, readCassetteText } from "../edges/store.js";
+import { MAX_CASSETTE_BYTES, loadTrace, readCassetteText, tooLarge } from "../edges/store.js";
 import { TraceLoadError } from "../errors.js";
 import { decodeCassette } from "../trace/decode.js";
 import { parseTrace } from "../trace/parse.js";
@@ -21,9 +21,7 @@ async function readStdin(verb: string): Promise<string> {
   let total = 0;
   for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
     total += chunk.length;
-    if (total > MAX_CASSETTE_BYTES) {
-      throw new TraceLoadError(`cassette ${STDIN_LABEL} is too large to load (over ${MAX_CASSETTE_BYTES / 1024 / 1024} MiB). Split the run into shorter runs or record less tool output.`);
-    }
+    if (total > MAX_CASSETTE_BYTES) throw tooLarge(STDIN_LABEL, total);
     chunks.push(chunk);
   }
   const text = decodeCassette(Buffer.concat(chunks), STDIN_LABEL);

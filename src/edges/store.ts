@@ -23,7 +23,8 @@ function statError(file: string, error: unknown): TraceLoadError {
   return new TraceLoadError(`cassette ${file} cannot be read (${(error as Error).message}). Check the path.`, { file });
 }
 
-function tooLarge(file: string, bytes: number): TraceLoadError {
+/** The refusal of a cassette over MAX_CASSETTE_BYTES (a file, a pipe, stdin). */
+export function tooLarge(file: string, bytes: number): TraceLoadError {
   const mib = (bytes / 1024 / 1024).toFixed(1);
   return new TraceLoadError(
     `cassette ${file} is too large to load (${mib} MiB; the limit is ${MAX_CASSETTE_BYTES / 1024 / 1024} MiB). Split the run into shorter runs or record less tool output.`,

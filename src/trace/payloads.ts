@@ -3,8 +3,15 @@ import type {
   ModelOutput,
   TerminalPayload,
   ToolCall,
+  Trace,
   TraceStep,
 } from "./types.js";
+
+/** A fork child's fork point: the number after the last ":" of its forkedFromStepId, else undefined. */
+export function forkIndexOf(trace: Pick<Trace, "forkedFromStepId">): number | undefined {
+  const m = trace.forkedFromStepId ? /:(\d+)$/.exec(trace.forkedFromStepId) : null;
+  return m ? Number(m[1]) : undefined;
+}
 
 /** Every tool call of a model output, whichever of the two shapes it has. */
 export function toolCallsOf(output: ModelOutput | JsonValue): ToolCall[] {

@@ -4,7 +4,7 @@
  * parent marked, the outcome last. Pure: colour is an option, not a lookup.
  */
 import { outcomeOf } from "./outcome.js";
-import { toolCallsOf } from "./payloads.js";
+import { forkIndexOf, toolCallsOf } from "./payloads.js";
 import { clip, clipColumns, columnsOf, printable } from "./printable.js";
 import type { Trace, TraceStep } from "./types.js";
 
@@ -74,12 +74,6 @@ function describe(step: TraceStep, width: number): string {
   }
 }
 
-/** Index of the fork point: the number after the last ":" of forkedFromStepId. */
-function forkIndexOf(trace: Trace): number | undefined {
-  if (trace.forkedFromStepId === undefined) return undefined;
-  const m = /:(\d+)$/.exec(trace.forkedFromStepId);
-  return m ? Number(m[1]) : undefined;
-}
 
 /** Time since the first step: +250ms, +1.5s, +2m03s, +34h17m (- when the clock went back). */
 function elapsed(ms: number): string {
