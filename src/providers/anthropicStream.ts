@@ -147,6 +147,7 @@ export class AnthropicMessageFolder {
 export function createAssembler(ids: ToolCallIds): StreamAssembler {
   const parser = new SseParser();
   const folder = new AnthropicMessageFolder();
+  let folded: Obj | undefined;
   return {
     push(chunk) {
       for (const ev of parser.push(chunk)) folder.event(ev);
@@ -155,8 +156,10 @@ export function createAssembler(ids: ToolCallIds): StreamAssembler {
     failed: () => folder.problem !== undefined,
     finish() {
       for (const ev of parser.end()) folder.event(ev);
-      return anthropicAdapter.parseResponse(folder.body(), ids);
+      folded = folder.body();
+      return anthropicAdapter.parseResponse(folded, ids);
     },
+    reply: () => folded,
   };
 }
 

@@ -124,6 +124,7 @@ export class OpenAIChunkFolder {
 export function createAssembler(ids: ToolCallIds): StreamAssembler {
   const parser = new SseParser();
   const folder = new OpenAIChunkFolder();
+  let folded: unknown;
   return {
     push(chunk) {
       for (const ev of parser.push(chunk)) folder.event(ev);
@@ -132,8 +133,10 @@ export function createAssembler(ids: ToolCallIds): StreamAssembler {
     failed: () => folder.problem !== undefined,
     finish(stoppedAfterFinalEvent = false) {
       for (const ev of parser.end()) folder.event(ev);
-      return openaiAdapter.parseResponse(folder.body(!stoppedAfterFinalEvent), ids);
+      folded = folder.body(!stoppedAfterFinalEvent);
+      return openaiAdapter.parseResponse(folded, ids);
     },
+    reply: () => folded,
   };
 }
 

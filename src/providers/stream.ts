@@ -29,6 +29,8 @@ export interface StreamAssembler {
    * would have come after (OpenAI's usage chunk and `[DONE]`) is not asked for.
    */
   finish(stoppedAfterFinalEvent?: boolean): ModelOutput;
+  /** After finish(): the non-streamed reply body the events folded into (what parseResponse read). */
+  reply(): unknown;
 }
 
 export interface StreamAdapter {

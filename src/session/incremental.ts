@@ -88,8 +88,12 @@ export class IncrementalRequests {
   /** How often each path ran (for tests and benchmarks). */
   readonly stats = { incrementalParses: 0, fullParses: 0, incrementalCompares: 0, fullCompares: 0 };
 
-  /** What adapter.parseRequest(JSON.parse(text), ids) gives, parsing only new messages when it can. */
-  parse(provider: ProviderName, text: string | undefined, ids: ToolCallIds): ParsedModelRequest {
+  /**
+   * What adapter.parseRequest(expand(JSON.parse(text)), ids) gives, parsing only new messages
+   * when it can. `expand` sees every body the full path parses; a body the incremental path
+   * takes is the previous one plus messages, so it has no member `expand` could act on.
+   */
+  parse(provider: ProviderName, text: string | undefined, ids: ToolCallIds, expand?: (provider: ProviderName, body: unknown) => unknown): ParsedModelRequest {
     const last = this.last;
     this.last = undefined;
     this.delta = undefined;
@@ -97,10 +101,12 @@ export class IncrementalRequests {
       const next = this.extend(last, last.prefix, text, ids);
       if (next) return next;
     }
-    const body = parseRequestBody(text);
+    const raw = parseRequestBody(text);
+    // a request that stands for another (an Anthropic message thread's turn) is never extended
+    const body = expand ? expand(provider, raw) : raw;
     const state = PARSERS[provider].full(body, ids);
     this.stats.fullParses++;
-    this.last = { provider, state, prefix: extendablePrefix(text!, body), remaps: ids.remaps };
+    this.last = { provider, state, prefix: body === raw ? extendablePrefix(text!, raw) : undefined, remaps: ids.remaps };
     return state.parsed;
   }
 

@@ -4,6 +4,7 @@ import {
   ForkError,
   SessionError,
 } from "../errors.js";
+import { MessageThreads, type ThreadedRequest } from "../providers/anthropicThreads.js";
 import { adapters } from "../providers/index.js";
 import { ToolCallIds } from "../providers/ids.js";
 import type { ParsedModelRequest, ProviderAdapter, ProviderName, WireRequest } from "../providers/types.js";
@@ -45,6 +46,9 @@ export class SessionImpl implements Session {
   private readonly now: () => number;
   private readonly ids = new ToolCallIds();
   private readonly requests = new IncrementalRequests();
+  private readonly threads = new MessageThreads();
+  /** The model call in flight is an Anthropic message thread's turn: what it stands for. */
+  private thread: ThreadedRequest | undefined;
   /** Which provider a URL belongs to (also read by the http guard, src/edges/httpGuard.ts). */
   readonly routes: ProviderRoutes;
   private readonly secrets = new Set<string>();
@@ -235,9 +239,10 @@ export class SessionImpl implements Session {
     }
     if (this.toolsRunning > 0) throw this.toolStillRunning("was made");
     // replay parses (and compares) only what a tool loop's request adds to the previous one
+    this.thread = undefined;
     const parsed = this.replaying()
-      ? this.requests.parse(adapter.name, request.body, this.ids)
-      : adapter.parseRequest(parseRequestBody(request.body), this.ids);
+      ? this.requests.parse(adapter.name, request.body, this.ids, this.expandThread)
+      : adapter.parseRequest(this.expandThread(adapter.name, parseRequestBody(request.body)), this.ids);
     if (parsed.thinking) this.thinkingSeen = true;
     this.modelInFlight = true;
     try {
@@ -250,6 +255,13 @@ export class SessionImpl implements Session {
       this.modelInFlight = false;
     }
   }
+
+  /** A message thread's turn as the whole request it stands for (src/providers/anthropicThreads.ts); any other body as it is. */
+  private readonly expandThread = (provider: ProviderName, body: unknown): unknown => {
+    if (provider !== "anthropic" || body === null || typeof body !== "object" || Array.isArray(body)) return body;
+    this.thread = this.threads.expand(body as Record<string, unknown>);
+    return this.thread?.full ?? body;
+  };
 
   /** The register hook's record mode loads the cassette writer at the first call (src/session/lazy.ts); else undefined (no await, no tick). */
   private writerLoading(): Promise<void> | undefined {
@@ -277,6 +289,8 @@ export class SessionImpl implements Session {
 
   private respond(adapter: ProviderAdapter, output: ModelOutput, parsed: ParsedModelRequest): HttpResponseLike {
     const seq = this.seq++;
+    // a thread's next turn may continue from this reply (served here: the provider never saw it)
+    if (this.thread) this.threads.remember(this.thread, adapter.buildResponse(output, parsed, this.ids, seq), false);
     if (parsed.stream) return synthesizeStream(adapter.name, output, parsed, this.ids, seq);
     return {
       status: 200,
@@ -312,7 +326,9 @@ export class SessionImpl implements Session {
         "fork --live of a thinking-enabled run is refused: the cassette leaves thinking blocks out, and the API requires them on tool-use turns. Continue the fork with --script instead.",
       );
     }
-    const upstream = await forward(request, signal);
+    const thread = this.thread;
+    // a turn continuing a replayed or scripted reply: the provider holds no such thread, so it gets the whole conversation as a new one
+    const upstream = await forward(thread?.continuesLocal ? { ...request, body: MessageThreads.asNewThread(thread) } : request, signal);
     if (upstream.status < 200 || upstream.status >= 300) return upstream; // a provider error: the SDK handles it; nothing recorded
     if (parsed.stream) {
       // The steps are appended when the stream ends; until then the call is in flight.
@@ -321,10 +337,11 @@ export class SessionImpl implements Session {
         adapter.name,
         upstream,
         this.ids,
-        (output) => {
+        (output, reply) => {
           this.streamOpen = false;
           this.settleOpenStream = undefined;
           this.recordModel(parsed, output, startedAt);
+          if (thread) this.threads.remember(thread, reply, true);
         },
         (error) => {
           this.streamOpen = false;
@@ -345,6 +362,7 @@ export class SessionImpl implements Session {
     }
     const output = adapter.parseResponse(json, this.ids);
     this.recordModel(parsed, output, startedAt);
+    if (thread) this.threads.remember(thread, json, true);
     const headers = { ...upstream.headers };
     delete headers["content-encoding"];
     delete headers["content-length"];

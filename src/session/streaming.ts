@@ -34,7 +34,8 @@ export interface LiveStream {
 /**
  * A live streamed reply: every chunk goes to the agent as it arrives, untouched,
  * and into an assembler; when the stream ends, `record` gets the same neutral
- * output a non-streamed call would have given. A stream the agent abandons, or that
+ * output a non-streamed call would have given (and the reply body the events fold
+ * into). A stream the agent abandons, or that
  * breaks, is not recorded: `fail` gets a refusal that says so. Each stream is settled
  * once: `record` or `fail`, never both.
  */
@@ -42,7 +43,7 @@ export function streamLive(
   provider: ProviderName,
   upstream: HttpResponseLike,
   ids: ToolCallIds,
-  record: (output: ModelOutput) => void,
+  record: (output: ModelOutput, reply: unknown) => void,
   refuse: (error: BlackboxUnsupportedError) => void,
   signal?: AbortSignal,
 ): LiveStream {
@@ -65,7 +66,7 @@ export function streamLive(
       refuse(err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError((err as Error).message));
       return;
     }
-    record(output);
+    record(output, assembler.reply());
   }
   async function* passThrough(): AsyncGenerator<Uint8Array> {
     let completed = false;

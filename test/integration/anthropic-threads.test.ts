@@ -1,0 +1,207 @@
+/**
+ * Anthropic message threads: the SDK's tool runner sends each turn after the first as
+ * `thread: {type: "continue", previous_message_id}` with only its new messages and no
+ * system prompt or tools (the server holds the conversation). Blackbox records each
+ * call's whole conversation: a threaded run gives the cassette the same run gives
+ * unthreaded, replays offline (both doors), diverges on what the thread's history
+ * holds, and a live fork hands the provider the fork's conversation as a new thread.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { blackbox, loadTrace, verifyTrace, type Trace } from "../../src/index.js";
+import { runTs } from "../helpers/child.js";
+import { anthropicMessage, anthropicSSE, useFakeProvider, type FakeReply } from "../helpers/fakeProvider.js";
+import { REGISTER } from "./zeroCodeHelpers.js";
+
+const fx = useFakeProvider("bb-threads-");
+const CHILD = "test/helpers/threadsChild.ts";
+const path = (name: string) => join(fx.dir, `${name}.json`);
+
+interface Outcome {
+  answer?: string;
+  toolRuns: number;
+  error?: string;
+}
+
+/** The tool runner in a child: through bb.fetch with `session`, else under the register hook with `hookEnv`. */
+async function child(spec: Record<string, unknown>, o: { offline?: boolean; hookEnv?: Record<string, string> } = {}): Promise<Outcome> {
+  const env = o.hookEnv ? { ...o.hookEnv, NODE_OPTIONS: `--import ${REGISTER}`, ANTHROPIC_BASE_URL: fx.fake.anthropicUrl } : {};
+  const r = await runTs(CHILD, [JSON.stringify({ baseURL: fx.fake.anthropicUrl, ...spec })], { offline: o.offline, env });
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Outcome;
+}
+
+/** Two tool rounds (Lisbon, then Porto), then the answer; streamed when `sse`. */
+function tripReplies(sse = false): FakeReply[] {
+  const reply = (c: Parameters<typeof anthropicMessage>[0]): FakeReply => (sse ? { sse: anthropicSSE(c) } : { json: anthropicMessage(c) });
+  return [
+    reply({ text: "Checking Lisbon.", toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }),
+    reply({ text: "Now Porto.", toolCalls: [{ name: "get_weather", input: { city: "Porto" } }] }),
+    reply({ text: "Lisbon: sunny. Go there." }),
+  ];
+}
+
+const session = (mode: "record" | "replay", file: string) =>
+  mode === "record" ? { mode, out: file, providers: { anthropic: [fx.fake.url] } } : { mode, cassette: file, providers: { anthropic: [fx.fake.url] } };
+const modelSteps = (t: Trace) => t.steps.filter((s) => s.type === "model_input" || s.type === "model_output").map((s) => s.payload);
+const sentSince = (n: number) => fx.fake.requests.slice(n).map((r) => r.body as Record<string, any>);
+
+/** Record the trip with the tool runner as `spec` says; the requests the provider got, and the cassette. */
+async function recordTrip(name: string, spec: Record<string, unknown> = {}) {
+  const before = fx.fake.requests.length;
+  fx.fake.enqueue(...tripReplies(spec.stream === true));
+  const live = await child({ session: session("record", path(name)), ...spec });
+  expect(live).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 2 });
+  expect(fx.fake.pending).toBe(0);
+  const trace = await loadTrace(path(name));
+  expect(verifyTrace(trace).ok).toBe(true);
+  return { sent: sentSince(before), trace };
+}
+
+describe("the tool runner's message threads", () => {
+  let threaded: Trace;
+
+  test("record: each turn's whole conversation is recorded, though the wire carried only its new messages", async () => {
+    const { sent, trace } = await recordTrip("threaded");
+    threaded = trace;
+    // the premise: the SDK threaded the run (a turn without history, system or tools)
+    expect(sent.map((b) => b.thread?.type)).toEqual(["create", "continue", "continue"]);
+    expect(sent[1]!.system).toBeUndefined();
+    expect(sent[1]!.tools).toBeUndefined();
+    expect(sent[1]!.messages).toHaveLength(1);
+    const inputs = trace.steps.filter((s) => s.type === "model_input").map((s) => s.payload as any);
+    expect(inputs).toHaveLength(3);
+    for (const input of inputs) {
+      expect(input.systemPrompt).toBe("You plan weekend trips. Be brief.");
+      expect(input.tools.map((t: { name: string }) => t.name)).toEqual(["get_weather"]);
+    }
+    expect(inputs.map((i) => i.messages.length)).toEqual([1, 3, 5]);
+    expect(inputs[2].messages[3]).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: "Now Porto." }, { type: "tool_use", toolCallId: "call-1", toolName: "get_weather", toolInput: { city: "Porto" } }],
+    });
+    expect(inputs[2].messages[4].content[0]).toMatchObject({ type: "tool_result", toolCallId: "call-1", result: JSON.stringify({ city: "Porto", forecast: "rain" }) });
+  });
+
+  test("the same run unthreaded (thread: false) records the same model steps, and each cassette replays the other offline", async () => {
+    const { sent, trace } = await recordTrip("unthreaded", { thread: false });
+    expect(sent.map((b) => b.thread)).toEqual([undefined, undefined, undefined]);
+    expect(modelSteps(trace)).toEqual(modelSteps(threaded));
+    const before = fx.fake.requests.length;
+    for (const [file, spec] of [["threaded", {}], ["threaded", { thread: false }], ["unthreaded", {}]] as const) {
+      const replayed = await child({ session: session("replay", path(file)), ...spec }, { offline: true });
+      expect(replayed, `${file} replayed with ${JSON.stringify(spec)}`).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 0 });
+    }
+    expect(fx.fake.requests.length).toBe(before);
+  });
+
+  test("streamed, under the register hook (the dispatcher door): recorded and replayed offline", async () => {
+    const file = path("hook-stream");
+    const before = fx.fake.requests.length;
+    fx.fake.enqueue(...tripReplies(true));
+    const live = await child({ stream: true }, { hookEnv: { BLACKBOX_MODE: "record", BLACKBOX_OUT: file, ANTHROPIC_API_KEY: "sk-ant-threads-0000" } });
+    expect(live).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 2 });
+    expect(sentSince(before).map((b) => [b.thread?.type, b.stream])).toEqual([["create", true], ["continue", true], ["continue", true]]);
+    const trace = await loadTrace(file);
+    // the hook wraps no tool here (no config): the model steps are the bb.fetch run's
+    expect(trace.steps.filter((s) => s.type === "model_input").map((s) => s.payload)).toEqual(threaded.steps.filter((s) => s.type === "model_input").map((s) => s.payload));
+    const replayed = await child({ stream: true }, { offline: true, hookEnv: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: file } });
+    expect(replayed).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 2 });
+    expect(fx.fake.requests.length).toBe(before + 3);
+  });
+
+  test("replay diverges on what a thread's turn adds (a tool result that is not the recorded one)", async () => {
+    // unwrapped: the tool runs in replay and returns something else for Porto
+    const file = path("hook-plain");
+    fx.fake.enqueue(...tripReplies());
+    await child({}, { hookEnv: { BLACKBOX_MODE: "record", BLACKBOX_OUT: file, ANTHROPIC_API_KEY: "sk-ant-threads-0000" } });
+    const r = await runTs(CHILD, [JSON.stringify({ baseURL: fx.fake.anthropicUrl, weather: { Porto: { city: "Porto", forecast: "snow" } } })], {
+      offline: true,
+      env: { NODE_OPTIONS: `--import ${REGISTER}`, ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: file },
+    });
+    expect(r.code).not.toBe(0);
+    // the third call's request, made whole from the thread: its new tool result differs
+    expect(r.stderr).toContain("Replay diverged at step 4 (model_input)");
+    expect(r.stderr).toContain("at messages[4].content[0].result");
+    expect(r.stderr).toContain('now:      "{\\"city\\":\\"Porto\\",\\"forecast\\":\\"snow\\"}"');
+  });
+});
+
+describe("threads Blackbox cannot see the start of", () => {
+  test.each(["record", "replay"] as const)("%s refuses a turn continuing a reply this run never had, sending nothing", async (mode) => {
+    const file = mode === "record" ? path("unknown-thread") : path("threaded");
+    const bb = blackbox(session(mode, file));
+    const before = fx.fake.requests.length;
+    const res = await bb.fetch(`${fx.fake.anthropicUrl}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "sk-ant-threads-0000" },
+      body: JSON.stringify({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "And tomorrow?" }], thread: { type: "continue", previous_message_id: "msg_01earlier" } }),
+    });
+    expect(res.status).toBe(400);
+    const message = ((await res.json()) as { error: { message: string } }).error.message;
+    expect(message).toContain('continues message thread reply "msg_01earlier" (thread.previous_message_id), which no reply of this run started');
+    expect(message).toContain("pass thread: false to toolRunner()");
+    expect(fx.fake.requests.length).toBe(before);
+    await expect(bb.finish()).rejects.toThrow("msg_01earlier");
+    if (mode === "record") await expect(loadTrace(file)).rejects.toThrow("does not exist");
+  });
+
+  test("an unknown thread type is refused by name", async () => {
+    const bb = blackbox(session("record", path("odd-thread")));
+    const client = new Anthropic({ apiKey: "sk-ant-threads-0000", baseURL: fx.fake.anthropicUrl, maxRetries: 0, fetch: bb.fetch });
+    const err = await client.messages
+      .create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "Hi" }], thread: { type: "branch" } } as never)
+      .catch((e: unknown) => e);
+    expect(String(err)).toContain('"thread" is {"type":"branch"}');
+    await expect(bb.finish()).rejects.toThrow("thread");
+  });
+});
+
+describe("forking a threaded run", () => {
+  const STORM = { city: "Lisbon", forecast: "storm" };
+
+  test("live: the provider gets the fork's whole conversation as a new thread, then the thread goes on as the SDK sends it", async () => {
+    const before = fx.fake.requests.length;
+    const first = anthropicMessage({ text: "Storm. Checking Porto.", toolCalls: [{ name: "get_weather", input: { city: "Porto" } }] });
+    fx.fake.enqueue({ json: first }, { json: anthropicMessage({ text: "Porto then." }) });
+    const forked = await child({
+      session: { mode: "fork", cassette: path("threaded"), out: path("fork-live"), forkAt: 3, forkSet: STORM, continueWith: "live", providers: { anthropic: [fx.fake.url] } },
+    });
+    expect(forked).toEqual({ answer: "Porto then.", toolRuns: 1 });
+    const sent = sentSince(before);
+    expect(sent).toHaveLength(2);
+    // the first live turn continued a replayed reply the provider never saw: sent whole, as a new thread
+    expect(sent[0]!.thread).toEqual({ type: "create" });
+    expect(sent[0]!.system).toBe("You plan weekend trips. Be brief.");
+    expect(sent[0]!.tools.map((t: { name: string }) => t.name)).toEqual(["get_weather"]);
+    expect(sent[0]!.messages).toHaveLength(3);
+    expect(sent[0]!.messages[2].content[0].content).toBe(JSON.stringify(STORM));
+    // the next continues the provider's own reply: as the SDK sent it
+    expect(sent[1]!.thread).toEqual({ type: "continue", previous_message_id: first.id });
+    expect(sent[1]!.system).toBeUndefined();
+    expect(sent[1]!.messages).toHaveLength(1);
+    const trace = await loadTrace(path("fork-live"));
+    expect(verifyTrace(trace).ok).toBe(true);
+    const inputs = trace.steps.filter((s) => s.type === "model_input").map((s) => s.payload as any);
+    expect(inputs.map((i) => i.messages.length)).toEqual([1, 3, 5]);
+    expect(inputs[2].systemPrompt).toBe("You plan weekend trips. Be brief.");
+  });
+
+  test("scripted, offline: the thread goes on from the scripted replies", async () => {
+    const forked = await child(
+      {
+        session: {
+          mode: "fork", cassette: path("threaded"), out: path("fork-script"), forkAt: 3, forkSet: STORM, continueWith: "script",
+          script: [{ type: "tool_calls", calls: [{ toolName: "get_weather", toolInput: { city: "Faro" } }] }, { type: "final_answer", text: "Faro, then." }],
+        },
+      },
+      { offline: true },
+    );
+    expect(forked).toEqual({ answer: "Faro, then.", toolRuns: 1 });
+    const trace = await loadTrace(path("fork-script"));
+    const inputs = trace.steps.filter((s) => s.type === "model_input").map((s) => s.payload as any);
+    expect(inputs.map((i) => i.messages.length)).toEqual([1, 3, 5]);
+    expect(inputs[2].messages[4].content[0].result).toBe(JSON.stringify({ city: "Faro", forecast: "rain" }));
+  });
+});
