@@ -8,11 +8,14 @@
  * run token), nothing is guessed on top of it.
  */
 import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { endRunClaim, locksDir, runClaim, runToken, takeReported, unfinishedWhy, type Unfinished } from "../edges/claim.js";
 import { findConfig } from "../edges/config.js";
 import { noCallsDivergence, OWN_ENV_HINT } from "../edges/run.js";
 import { loadTrace } from "../edges/store.js";
+import { outcomeOf } from "../trace/outcome.js";
+import { printable } from "../trace/printable.js";
+import type { Trace } from "../trace/types.js";
 import type { BuiltinIo } from "./builtin.js";
 import { CliExit } from "./exit.js";
 import { useColor } from "./style.js";
@@ -112,6 +115,35 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
   // A process of the run printed a `blackbox:` error (a replay that diverged, a second process or thread refused)
   // whose exit code never reached this one: a launcher that ignores it (`sh -c '...; true'`), a worker thread's.
   if (reported) throw new CliExit(1);
+  if (run.writes || claimed) process.stderr.write(`${await doneLine(run)}\n`);
+}
+
+/**
+ * The one line a run that went as it should ends with, on stderr (stdout stays the
+ * command's): where the cassette is and what it holds, or that the replay made every
+ * recorded call as recorded.
+ */
+async function doneLine(run: HookedRun): Promise<string> {
+  const file = (run.writes ?? run.reads)!;
+  const held = holds(await loadTrace(file));
+  if (run.writes && run.reads) return `blackbox: forked ${shown(run.reads)} into ${shown(run.writes)}: ${held}`;
+  if (run.writes) return `blackbox: recorded ${held} into ${shown(run.writes)}`;
+  return `blackbox: replayed ${shown(file)} as recorded: ${held}`;
+}
+
+/** "3 model calls, 2 tool calls, ended: success" */
+function holds(trace: Trace): string {
+  const count = (type: string) => trace.steps.filter((s) => s.type === type).length;
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
+  const o = outcomeOf(trace);
+  const ended = o.status === "success" ? "success" : o.status === "error" ? `error (${printable(o.error ?? "")})` : "no outcome";
+  return `${n(count("model_input"), "model call")}, ${n(count("tool_call"), "tool call")}, ended: ${ended}`;
+}
+
+/** A path as the user would type it from here: relative when it is under the working folder. */
+function shown(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return printable(rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file);
 }
 
 /**

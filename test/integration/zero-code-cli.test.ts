@@ -34,7 +34,8 @@ const blackbox = (args: string[], env: Record<string, string | undefined> = {}, 
 test("blackbox record -- npm start writes exactly one verified cassette of the agent's run", async () => {
   queueTrip(fake);
   const r = await blackbox(["record", "-o", cassette, "--", "npm", "start"], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
-  expect(r.stderr).toBe("");
+  // one line at the end, where the cassette went and what it holds (stdout stays the agent's)
+  expect(r.stderr).toBe(`blackbox: recorded 3 model calls, 2 tool calls, ended: success into ${cassette}\n`);
   expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(r.code).toBe(0);
   expect(existsSync(bookings)).toBe(true);
@@ -51,7 +52,7 @@ test("a hooked parent process that makes no call leaves the one cassette to its 
   const out = join(tmp.dir, "tree.json");
   const parent = "require('node:child_process').execFileSync(process.execPath, ['agent.mjs'], { stdio: 'inherit' })";
   const r = await blackbox(["record", "-o", out, "--", process.execPath, "-e", parent], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
-  expect(r.stderr).toBe("");
+  expect(r.stderr).toBe(`blackbox: recorded 3 model calls, 2 tool calls, ended: success into ${out}\n`);
   expect(r.code).toBe(0);
   expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
   rmSync(out);
@@ -77,7 +78,7 @@ test("unshare -n blackbox replay <cassette> -- npm start: same answer, no networ
   rmSync(bookings, { force: true });
   const before = fake.requests.length;
   const r = await blackbox(["replay", cassette, "--", "npm", "start"], {}, true);
-  expect(r.stderr).toBe("");
+  expect(r.stderr).toBe(`blackbox: replayed ${cassette} as recorded: 3 model calls, 2 tool calls, ended: success\n`);
   expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(r.code).toBe(0);
   expect(existsSync(bookings)).toBe(false);
@@ -87,7 +88,8 @@ test("unshare -n blackbox replay <cassette> -- npm start: same answer, no networ
 test("the cassette committed in examples/zero-code replays as the README says: offline, no key, no booking", async () => {
   rmSync(bookings, { force: true });
   const r = await blackbox(["replay", "runs/trip.json", "--", "npm", "start"], { ANTHROPIC_BASE_URL: undefined }, true);
-  expect(r.stderr).toBe("");
+  // a path under the folder blackbox runs in is shown as the user typed it
+  expect(r.stderr).toBe("blackbox: replayed runs/trip.json as recorded: 3 model calls, 2 tool calls, ended: success\n");
   expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(r.code).toBe(0);
   expect(existsSync(bookings)).toBe(false);
@@ -119,7 +121,7 @@ test("blackbox fork --at <tool_result> --set ... --script -- npm start continues
     {},
     true,
   );
-  expect(r.stderr).toBe("");
+  expect(r.stderr).toBe(`blackbox: forked ${cassette} into ${out}: 3 model calls, 2 tool calls, ended: success\n`);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain("Rainy, booked anyway.");
   const child = readCassette(out);

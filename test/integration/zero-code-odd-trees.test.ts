@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { blackboxCli, queueTrip, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+import { blackboxCli, DONE_LINE, queueTrip, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
 
 let fake: FakeProvider;
 const tmp = tempDir();
@@ -57,7 +57,7 @@ beforeAll(async () => {
   writeFileSync(join(project, "two-workers.mjs"), TWO_WORKERS);
   queueTrip(fake);
   const r = await blackbox(["record", "-o", trip, "--", "node", "loop.mjs"], { ANTHROPIC_API_KEY: KEY });
-  expect(r.stderr).toBe("");
+  expect(r.stderr).toMatch(DONE_LINE);
   expect(r.code).toBe(0);
   rmSync(bookings, { force: true });
 });
@@ -82,7 +82,7 @@ test("a diverged replay fails even when the launcher drops the agent's exit code
 
 test("a replay in a worker thread: passes when whole, fails when it diverged (a worker's exit code never reaches the process)", async () => {
   const ok = await blackbox(["replay", trip, "--", "node", "in-worker.mjs"], {}, true);
-  expect(ok.stderr).toBe("");
+  expect(ok.stderr).toMatch(DONE_LINE);
   expect(ok.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(ok.code).toBe(0);
   expect(existsSync(bookings)).toBe(false);
@@ -161,13 +161,13 @@ async function recordAndReplayInApp(root: string, name: string): Promise<void> {
   queueTrip(fake);
   const out = join(root, `${name}.json`);
   const rec = await blackbox(["record", "-o", out, "--", "sh", "-c", "cd app && node agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, root);
-  expect(rec.stderr).toBe("");
+  expect(rec.stderr).toMatch(DONE_LINE);
   expect(rec.code).toBe(0);
   expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
   rmSync(join(root, "app", "bookings.log"));
 
   const replay = await blackbox(["replay", out, "--", "sh", "-c", "cd app && node agent.mjs"], {}, true, root);
-  expect(replay.stderr).toBe("");
+  expect(replay.stderr).toMatch(DONE_LINE);
   expect(replay.code).toBe(0);
   expect(existsSync(join(root, "app", "bookings.log"))).toBe(false);
 }
@@ -200,7 +200,7 @@ test("a blackbox.config.cjs in the folder is used (not silently skipped, running
   queueTrip(fake);
   const out = join(dir, "cjs.json");
   const rec = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, dir);
-  expect(rec.stderr).toBe("");
+  expect(rec.stderr).toMatch(DONE_LINE);
   expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
   rmSync(join(dir, "bookings.log"));
   const replay = await blackbox(["replay", out, "--", "node", "agent.mjs"], {}, true, dir);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
 import { anthropicMessage, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { BIN, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+import { BIN, DONE_LINE, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
 
 let fake: FakeProvider;
 const tmp = tempDir();
@@ -176,7 +176,7 @@ test("an agent left running by a killed blackbox never writes over the newer cas
 
     queueTrip();
     const second = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY });
-    expect(second.stderr).toBe("");
+    expect(second.stderr).toMatch(DONE_LINE);
     expect(second.code).toBe(0);
     const newer = readFileSync(out, "utf8");
 
@@ -217,7 +217,7 @@ test("a stale agent that ends while the next run's agent records leaves that run
     writeFileSync(join(project, "gob.txt"), "");
     expect(await second.exited).toBe(0);
     await second.closed;
-    expect(second.out.stderr).toBe("");
+    expect(second.out.stderr).toMatch(DONE_LINE);
     const trace = readCassette(out);
     expect(trace.steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: "hello from b" });
   } finally {
@@ -352,11 +352,11 @@ test("a command that changes TMPDIR, or runs the agent in a pid namespace of its
   const { mkdirSync } = await import("node:fs");
   mkdirSync(other, { recursive: true });
   const tmpdirRun = await blackbox(["replay", trip, "--", "env", `TMPDIR=${other}`, process.execPath, "agent.mjs"], {}, true);
-  expect(tmpdirRun.stderr).toBe("");
+  expect(tmpdirRun.stderr).toMatch(DONE_LINE);
   expect(tmpdirRun.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(tmpdirRun.code).toBe(0);
   const pidns = await blackbox(["replay", trip, "--", "unshare", "-p", "-f", "--mount-proc", process.execPath, "agent.mjs"], {}, true);
-  expect(pidns.stderr).toBe("");
+  expect(pidns.stderr).toMatch(DONE_LINE);
   expect(pidns.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(pidns.code).toBe(0);
   expect(existsSync(join(project, "bookings.log"))).toBe(false);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { runProcess } from "../helpers/child.js";
 import { anthropicSSE, openaiSSE } from "../helpers/fakeProvider.js";
-import { BIN, readCassette, useZeroCodeFixture } from "./zeroCodeHelpers.js";
+import { BIN, DONE_LINE, readCassette, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
 const fx = useZeroCodeFixture();
 
@@ -67,7 +67,7 @@ describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
         ? { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-stream-zc-0123456789", OPENAI_BASE_URL: undefined }
         : { OPENAI_BASE_URL: fx.fake.openaiUrl, OPENAI_API_KEY: "sk-proj-stream-zc-0123456789", ANTHROPIC_BASE_URL: undefined };
     const recorded = await runProcess(process.execPath, [BIN, "record", "-o", cassette, "--", process.execPath, agent], { cwd: fx.dir, env });
-    expect(recorded.stderr).toBe("");
+    expect(recorded.stderr).toMatch(DONE_LINE);
     expect(recorded.code).toBe(0);
     const seen = JSON.parse(recorded.stdout.trim().split("\n").at(-1)!);
     expect(seen).toHaveLength(2);
@@ -78,7 +78,7 @@ describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
 
     const replayEnv = { ...env, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined };
     const replayed = await runProcess(process.execPath, [BIN, "replay", cassette, "--", process.execPath, agent], { cwd: fx.dir, env: replayEnv, offline: true });
-    expect(replayed.stderr).toBe("");
+    expect(replayed.stderr).toMatch(DONE_LINE);
     expect(replayed.code).toBe(0);
     expect(JSON.parse(replayed.stdout.trim().split("\n").at(-1)!)).toEqual(seen);
   });
@@ -115,14 +115,14 @@ test("under the hook: a break at message_stop and a reply cut by max_tokens mid 
   fx.fake.enqueue({ sse: [anthropicSSE({ text: "Sunny." }).join(""), ": closing\n\n"], chunkSize: 1 << 20, delayMs: 300 }, { sse: cutSse, chunkSize: 7 });
   const env = { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-stream-edge-0123456789", OPENAI_BASE_URL: undefined };
   const recorded = await runProcess(process.execPath, [BIN, "record", "-o", cassette, "--", process.execPath, agent], { cwd: fx.dir, env });
-  expect(recorded.stderr).toBe("");
+  expect(recorded.stderr).toMatch(DONE_LINE);
   expect(recorded.code).toBe(0);
   const seen = JSON.parse(recorded.stdout.trim().split("\n").at(-1)!);
   expect(seen).toEqual({ text: "Sunny.", stop: "max_tokens", content: [{ type: "tool_use", input: { city: "Lisbon" } }] });
   const replayed = await runProcess(process.execPath, [BIN, "replay", cassette, "--", process.execPath, agent], {
     cwd: fx.dir, env: { ...env, ANTHROPIC_API_KEY: undefined }, offline: true,
   });
-  expect(replayed.stderr).toBe("");
+  expect(replayed.stderr).toMatch(DONE_LINE);
   expect(replayed.code).toBe(0);
   expect(JSON.parse(replayed.stdout.trim().split("\n").at(-1)!)).toEqual(seen);
 });
@@ -144,13 +144,13 @@ for await (const e of await client.messages.create({ model: "claude-sonnet-4-6",
   fx.fake.enqueue({ sse: [anthropicSSE({ text: "Sunny." }).join(""), ": closing\n\n"], chunkSize: 1 << 20, delayMs: 500 });
   const env = { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-stream-exit-0123456789", OPENAI_BASE_URL: undefined };
   const recorded = await runProcess(process.execPath, [BIN, "record", "-o", cassette, "--", process.execPath, agent], { cwd: fx.dir, env });
-  expect(recorded.stderr).toBe("");
+  expect(recorded.stderr).toMatch(DONE_LINE);
   expect(recorded.code).toBe(0);
   expect(readCassette(cassette).steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
   const replayed = await runProcess(process.execPath, [BIN, "replay", cassette, "--", process.execPath, agent], {
     cwd: fx.dir, env: { ...env, ANTHROPIC_API_KEY: undefined }, offline: true,
   });
-  expect(replayed.stderr).toBe("");
+  expect(replayed.stderr).toMatch(DONE_LINE);
   expect(replayed.code).toBe(0);
   expect(replayed.stdout.trim()).toBe("Sunny.");
 });

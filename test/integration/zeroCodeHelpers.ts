@@ -10,6 +10,8 @@ import { afterAll, beforeAll } from "vitest";
 export const REGISTER = join(ROOT, "register.mjs");
 export const BIN = join(ROOT, "bin", "blackbox.mjs");
 export const FIXTURES = join(ROOT, "test", "fixtures", "zero-code");
+/** All a successful `blackbox record|replay|fork -- <command>` prints on stderr: its one closing line (zero-code-cli.test.ts pins its words). */
+export const DONE_LINE = /^blackbox: (recorded|replayed|forked) [^\n]*\n$/;
 
 // A load hook (off-thread) that prints every module URL the process loads (pass it with
 // --import before the hook). It writes synchronously: on Node 24 an async stderr write
