@@ -75,6 +75,11 @@ function parseSystem(v: unknown): string | undefined {
 function parseMessage(m: unknown, i: number, ids: ToolCallIds, names: Map<string, string>): Message {
   if (!isObj(m)) refuse(`${WHAT}: messages[${i}] is not an object.`);
   const role = m.role;
+  if (role === "system") {
+    // the beta's messages-level system messages (BetaSystemMessageParam): the tool runner's
+    // addTools() / removeTools() send their tool_addition / tool_removal blocks in one
+    refuse(`${WHAT}: messages[${i}] is a role "system" message (the beta's mid-conversation system messages, also what the tool runner's addTools() / removeTools() send); not supported yet. Put the system prompt in "system", and pass every tool in "tools" from the start.`);
+  }
   if (role !== "user" && role !== "assistant") {
     refuse(`${WHAT}: messages[${i}] has role ${JSON.stringify(role)}; use "user" or "assistant" (the system prompt goes in "system").`);
   }
@@ -146,8 +151,14 @@ function parseToolResult(b: Obj, i: number, j: number, ids: ToolCallIds, names: 
   return { type: "tool_result", toolCallId, toolName, result };
 }
 
+/** The Anthropic-defined tools the client runs (bash, text editor, memory, computer use): not server-side. */
+const CLIENT_TOOL_TYPE = /^(bash|text_editor|memory|computer)_\d+$/;
+
 function parseTool(t: unknown, i: number): ToolDefinition {
   if (!isObj(t)) refuse(`${WHAT}: tools[${i}] is not an object.`);
+  if (typeof t.type === "string" && CLIENT_TOOL_TYPE.test(t.type)) {
+    refuse(`${WHAT}: tools[${i}] is an Anthropic-defined tool (${JSON.stringify(t.type)}), which your code runs but Blackbox does not record yet; not supported yet. Define it as your own (custom) tool, with a name, description and input_schema.`);
+  }
   if (t.type !== undefined && t.type !== null && t.type !== "custom") {
     refuse(`${WHAT}: tools[${i}] is a server-side tool (${JSON.stringify(t.type)}), which a replay could not give back; not supported yet. Implement it as your own (custom) tool.`);
   }
