@@ -13,9 +13,13 @@ import { isFormData, withEncodedForm } from "./formBody.js";
 import { deferFetchStack, existingDispatcher, fallbackAgent, fetchStackDeferred, setGlobalDispatcherSlots } from "./fetchStack.js";
 import { forwardThrough, type DispatcherLike } from "./forward.js";
 import { DOOR_MARK, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
+import { strayModelCall, strayRefusal, type StrayCall } from "./unrouted.js";
 import { bodyChunks, requestUrl, wireRequest, type DispatchOptions } from "./wire.js";
+import { adapters } from "../providers/index.js";
+import type { BlackboxError } from "../errors.js";
 
-type Door = Pick<Session, "route" | "handle">;
+/** The session as the door uses it; `fail` and `mode` to refuse a stray model call (src/edges/unrouted.ts). */
+type Door = Pick<Session, "route" | "handle"> & { readonly mode?: string; fail?(err: BlackboxError): void };
 
 const LENGTH_AND_ENCODING: ReadonlySet<string> = new Set(["content-length", "content-encoding"]);
 
@@ -49,9 +53,29 @@ export class BlackboxDispatcher extends EventEmitter {
     } catch {
       provider = undefined;
     }
-    if (!provider) return this.#passOn(opts, handler);
+    if (!provider) {
+      const stray = url === undefined ? undefined : strayModelCall(opts.method, url, opts.headers);
+      if (stray) {
+        void this.#refuseStray(handler, stray);
+        return true;
+      }
+      return this.#passOn(opts, handler);
+    }
     void this.#answer(opts, handler, provider, url!);
     return true;
+  }
+
+  /** An SDK's model call to a base URL no route names: answered with the refusal, and the run fails with it. */
+  async #refuseStray(handler: AnyHandler, stray: StrayCall): Promise<void> {
+    const refusal = strayRefusal(stray, this.#session.mode);
+    this.#session.fail?.(refusal);
+    const sink = sinkFor(handler);
+    sink.start();
+    await undefined; // the reply comes after dispatch() returned, as #answer's does
+    if (sink.done) return;
+    sink.headers(400, { "content-type": "application/json", "x-should-retry": "false" }, "Bad Request");
+    sink.data(Buffer.from(JSON.stringify(adapters[stray.provider].errorBody(`[blackbox] ${refusal.message}`)), "utf8"));
+    sink.end();
   }
 
   #passOn(opts: DispatchOptions, handler: AnyHandler): boolean {

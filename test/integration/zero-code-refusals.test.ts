@@ -7,7 +7,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { anthropicMessage, anthropicSSE, openaiSSE } from "../helpers/fakeProvider.js";
+import { ROOT } from "../helpers/child.js";
+import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE } from "../helpers/fakeProvider.js";
 import { hookedNode, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
 const fx = useZeroCodeFixture();
@@ -305,3 +306,69 @@ catch (err) { console.log("refused:", err.message.slice(0, 80)); }
     expect(fx.fake.requests.length).toBe(seen);
   });
 });
+
+describe("an SDK's model call to a base URL Blackbox was not told of (set in code, no env, no config)", () => {
+  // the fake provider, named in the agent's own code only: the door would have handed the call on
+  const strayAgent = (sdk: "openai" | "anthropic") =>
+    sdk === "openai"
+      ? `import OpenAI from "openai";
+const client = new OpenAI({ apiKey: "sk-stray-0123456789", baseURL: process.env.GATEWAY + "/v1", maxRetries: 0 });
+try { const r = await client.chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: "hi" }] }); console.log("answer:", r.choices[0].message.content); }
+catch (err) { console.log("refused:", err.message); }
+`
+      : `import Anthropic from "@anthropic-ai/sdk";
+const client = new Anthropic({ apiKey: "sk-ant-stray-0123456789", baseURL: process.env.GATEWAY + "/gw", maxRetries: 0 });
+try { const r = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "hi" }] }); console.log("answer:", r.content[0].text); }
+catch (err) { console.log("refused:", err.message); }
+`;
+  const stray = (mode: "record" | "replay", out: string) => ({
+    GATEWAY: fx.fake.url, ANTHROPIC_BASE_URL: undefined, OPENAI_BASE_URL: undefined, BLACKBOX_MODE: mode, ...(mode === "record" ? { BLACKBOX_OUT: out } : { BLACKBOX_CASSETTE: out }),
+  });
+
+  it.each([
+    ["openai", "openai 6.49.0", "/v1", "OPENAI_BASE_URL", "providers: { openai: "],
+    ["anthropic", "@anthropic-ai/sdk 1.14.0", "/gw", "ANTHROPIC_BASE_URL", "providers: { anthropic: "],
+  ] as const)("record, %s: stopped before it is sent, named with the base URL to add, no cassette", async (sdk, name, path, envName, config) => {
+    const out = join(fx.dir, `stray-${sdk}.json`);
+    const seen = fx.fake.requests.length;
+    const r = await hookedNode(fx.dir, [agent(`stray-${sdk}`, strayAgent(sdk))], stray("record", out));
+    const base = `${fx.fake.url}${path}`;
+    expect(r.stdout).toContain(`refused: 400 [blackbox] a model call of ${name} went to ${base}, which is not a provider base URL Blackbox knows`);
+    expect(r.stderr).toContain(`would have gone around the recording; it was stopped before it left the process. Name that base URL: run with ${envName}=${base}, or add ${config}["${base}"] } to blackbox.config.ts.`);
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+    expect(fx.fake.requests.length).toBe(seen);
+  });
+
+  it("replay: stopped rather than sent to the network, and the run fails", async () => {
+    const seen = fx.fake.requests.length;
+    const r = await hookedNode(fx.dir, [agent("stray-replay", strayAgent("openai"))], stray("replay", join(ROOT, "examples", "zero-code", "runs", "trip.json")));
+    expect(r.stdout).toContain("refused: 400 [blackbox] a model call of openai");
+    expect(r.stdout).toContain("so it would have gone to the network, which a replay never does");
+    expect(r.code).not.toBe(0);
+    expect(fx.fake.requests.length).toBe(seen);
+  });
+
+  it("named by the env variable it is the same call, recorded", async () => {
+    const out = join(fx.dir, "stray-named.json");
+    fx.fake.enqueue({ json: openaiCompletion({ text: "Hello." }) });
+    const r = await hookedNode(fx.dir, [agent("stray-named", strayAgent("openai"))], { ...stray("record", out), OPENAI_BASE_URL: `${fx.fake.url}/v1` });
+    expect(r.stdout).toBe("answer: Hello.\n");
+    expect(r.code).toBe(0);
+    expect(existsSync(out)).toBe(true);
+  });
+
+  it("the app's own POST to a path like a model endpoint, not from an SDK, passes on untouched", async () => {
+    const file = agent(
+      "own-post",
+      `const res = await fetch(process.env.GATEWAY + "/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+console.log("status:", res.status);
+`,
+    );
+    const seen = fx.fake.requests.length;
+    const r = await hookedNode(fx.dir, [file], stray("record", join(fx.dir, "own-post.json")));
+    expect(r.stdout).toBe("status: 500\n"); // the fake's answer to an unqueued request: it got there
+    expect(fx.fake.requests.length).toBe(seen + 1);
+  });
+});
+
