@@ -16,9 +16,16 @@ import { bodyObject, cleanPath, isObj, refuse } from "./wire.js";
 
 const WHAT = "Anthropic messages.create response";
 
+const MANAGED_SESSIONS =
+  "Anthropic managed agent sessions (client.beta.sessions, its events, SessionToolRunner) run the agent's model on Anthropic's side, " +
+  "which Blackbox cannot record or replay (it records messages.create calls); not supported yet. Drive the model with messages.create " +
+  "or client.beta.messages.toolRunner() in your own process to record the run.";
+
 function classify(method: string, url: URL): RequestKind {
   const path = cleanPath(url);
   if (method.toUpperCase() === "POST" && path.endsWith("/v1/messages")) return "model";
+  // passed through as another call, a session's model turns would leave a cassette of its tool steps alone, which no replay can serve
+  if (/\/v1\/sessions(\/|$)/.test(path)) return { unsupported: MANAGED_SESSIONS };
   return "other";
 }
 

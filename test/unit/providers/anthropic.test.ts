@@ -15,6 +15,14 @@ describe("anthropic classify", () => {
     expect(a.classify("GET", u("https://api.anthropic.com/v1/models"))).toBe("other");
     expect(a.classify("POST", u("https://api.anthropic.com/v1/messages/batches"))).toBe("other");
     expect(a.classify("GET", u("https://api.anthropic.com/v1/messages"))).toBe("other");
+    expect(a.classify("POST", u("https://api.anthropic.com/v1/agents"))).toBe("other");
+  });
+  it("refuses managed agent sessions, whose model runs on Anthropic's side, by name", () => {
+    for (const [method, url] of [["POST", "https://api.anthropic.com/v1/sessions?beta=true"], ["GET", "https://api.anthropic.com/v1/sessions/sesn_01/events/stream"], ["POST", "https://gw.internal/anthropic/v1/sessions/sesn_01/events"]]) {
+      const kind = a.classify(method!, u(url!));
+      expect(kind, url).toEqual({ unsupported: expect.stringContaining("Anthropic managed agent sessions (client.beta.sessions, its events, SessionToolRunner) run the agent's model on Anthropic's side") });
+    }
+    expect(a.classify("GET", u("https://api.anthropic.com/v1/sessionsx"))).toBe("other");
   });
 });
 
