@@ -7,10 +7,11 @@
  * holds, and a live fork hands the provider the fork's conversation as a new thread.
  */
 import Anthropic from "@anthropic-ai/sdk";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { blackbox, loadTrace, verifyTrace, type Trace } from "../../src/index.js";
-import { runTs } from "../helpers/child.js";
+import { ROOT, runTs } from "../helpers/child.js";
 import { anthropicMessage, anthropicSSE, useFakeProvider, type FakeReply } from "../helpers/fakeProvider.js";
 import { REGISTER } from "./zeroCodeHelpers.js";
 
@@ -125,6 +126,38 @@ describe("the tool runner's message threads", () => {
     expect(r.stderr).toContain("Replay diverged at step 4 (model_input)");
     expect(r.stderr).toContain("at messages[4].content[0].result");
     expect(r.stderr).toContain('now:      "{\\"city\\":\\"Porto\\",\\"forecast\\":\\"snow\\"}"');
+  });
+});
+
+describe("a wrapped tool given to the runner as its run", () => {
+  // The runner calls run(input, { toolUse, toolUseBlock, signal }): the context holds the
+  // provider's tool_use id, so recorded with the input it put a provider id in the cassette
+  // and every replay diverged on it (bbx_call-0 is not toolu_01...).
+  const toolInputs = (t: Trace) => t.steps.filter((s) => s.type === "tool_call").map((s) => (s.payload as { toolInput: unknown }).toolInput);
+
+  test("bb.tool() as run, streamed and run eagerly: recorded with its input alone, replayed offline", async () => {
+    const spec = { direct: true, stream: true, runToolsEagerly: true };
+    const { trace } = await recordTrip("direct", spec);
+    expect(toolInputs(trace)).toEqual([{ city: "Lisbon" }, { city: "Porto" }]);
+    expect(readFileSync(path("direct"), "utf8")).not.toContain("toolu_");
+    // the model steps are the threaded run's, whose tool is called with its input
+    expect(modelSteps(trace)).toEqual(modelSteps(await loadTrace(path("threaded"))));
+    const replayed = await child({ session: session("replay", path("direct")), ...spec }, { offline: true });
+    expect(replayed).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 0 });
+  });
+
+  test("zero code: the config names the function given as run (the register hook wraps it)", async () => {
+    const file = path("direct-hook");
+    const config = join(fx.dir, "threads.config.mjs");
+    writeFileSync(config, `export default { tools: [{ module: ${JSON.stringify(join(ROOT, "test/helpers/threadsTools.ts"))}, exports: ["get_weather"] }] };\n`);
+    fx.fake.enqueue(...tripReplies());
+    const live = await child({ direct: true }, { hookEnv: { BLACKBOX_MODE: "record", BLACKBOX_OUT: file, BLACKBOX_CONFIG: config, ANTHROPIC_API_KEY: "sk-ant-threads-0000" } });
+    expect(live).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 2 });
+    const trace = await loadTrace(file);
+    expect(toolInputs(trace)).toEqual([{ city: "Lisbon" }, { city: "Porto" }]);
+    expect(readFileSync(file, "utf8")).not.toContain("toolu_");
+    const replayed = await child({ direct: true }, { offline: true, hookEnv: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: file, BLACKBOX_CONFIG: config } });
+    expect(replayed).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 0 });
   });
 });
 
