@@ -7,6 +7,7 @@
  * holds, and a live fork hands the provider the fork's conversation as a new thread.
  */
 import Anthropic from "@anthropic-ai/sdk";
+import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -188,6 +189,46 @@ describe("threads Blackbox cannot see the start of", () => {
       .catch((e: unknown) => e);
     expect(String(err)).toContain('"thread" is {"type":"branch"}');
     await expect(bb.finish()).rejects.toThrow("thread");
+  });
+});
+
+describe("tool runner features Blackbox cannot record: refused by name, before anything is sent", () => {
+  /** The tool runner in process, recording; `during` gets it at each reply. The refusal the agent got, and finish()'s. */
+  async function refusedRun(name: string, reply: FakeReply, during: (runner: any) => void) {
+    const bb = blackbox(session("record", path(name)));
+    const client = new Anthropic({ apiKey: "sk-ant-threads-0000", baseURL: fx.fake.anthropicUrl, maxRetries: 0, fetch: bb.fetch });
+    const get_weather = bb.tool("get_weather", async ({ city }: { city: string }) => JSON.stringify({ city, forecast: "sunny" }));
+    const tool = (n: string) => betaTool({ name: n, description: `The ${n} tool.`, inputSchema: { type: "object", properties: { city: { type: "string" } } }, run: (input: unknown) => get_weather(input as { city: string }) });
+    const runner = client.beta.messages.toolRunner({
+      model: "claude-sonnet-4-6", max_tokens: 200, system: "You plan weekend trips.", messages: [{ role: "user", content: "Lisbon?" }], tools: [tool("get_weather")],
+    });
+    const before = fx.fake.requests.length;
+    fx.fake.enqueue(reply);
+    let error: unknown;
+    try {
+      for await (const _ of runner) during(Object.assign(runner, { tool }));
+    } catch (err) {
+      error = err;
+    }
+    expect(fx.fake.requests.length - before).toBe(1); // the first turn only
+    expect(fx.fake.pending).toBe(0);
+    const finished = await bb.finish().then(() => "finished", (e: unknown) => String(e));
+    return { error: String(error), finished };
+  }
+
+  test("addTools(): the tool_addition blocks come in a system message", async () => {
+    const first = { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) };
+    const { error, finished } = await refusedRun("add-tools", first, (runner) => runner.addTools(runner.tool("get_tides")));
+    const says = 'messages[3] is a "system" message, which Blackbox does not support yet: a system prompt goes in "system", and the tool runner\'s addTools() and removeTools()';
+    expect(error).toContain(says);
+    expect(finished).toContain(says);
+  });
+
+  test("compactBeforeNextTurn(): the compaction request is not sent (its reply could not be given back)", async () => {
+    const { error, finished } = await refusedRun("compact", { json: anthropicMessage({ text: "Lisbon: sunny." }) }, (runner) => runner.compactBeforeNextTurn());
+    const says = '"compaction" asks for a summary of the conversation (the tool runner\'s compactBeforeNextTurn())';
+    expect(error).toContain(says);
+    expect(finished).toContain(says);
   });
 });
 
