@@ -22,6 +22,8 @@ interface ThreadsSpec {
   /** The tool's `run` is test/helpers/threadsTools.ts's get_weather itself (wrapped with `session`): called with the runner's context. */
   direct?: true;
   runToolsEagerly?: true;
+  /** The user's message marks a prompt cache breakpoint (cache_control). */
+  cache?: true;
 }
 
 const spec = JSON.parse(process.argv[2]!) as ThreadsSpec;
@@ -41,7 +43,11 @@ try {
     model: "claude-sonnet-4-6",
     max_tokens: 200,
     system: spec.system ?? "You plan weekend trips. Be brief.",
-    messages: [{ role: "user", content: "Lisbon or Porto this weekend?" }],
+    messages: [
+      spec.cache
+        ? { role: "user", content: [{ type: "text", text: "Lisbon or Porto this weekend?", cache_control: { type: "ephemeral" } }] }
+        : { role: "user", content: "Lisbon or Porto this weekend?" },
+    ],
     tools: [
       betaTool({
         name: "get_weather",

@@ -262,6 +262,21 @@ describe("forking a threaded run", () => {
     expect(inputs[2].systemPrompt).toBe("You plan weekend trips. Be brief.");
   });
 
+  test("live: the new thread's history goes without its cache_control, as the SDK sends a history again", async () => {
+    // each turn's breakpoints were for the request that first sent it; all of them in one request can be more than the API takes (4)
+    const before = fx.fake.requests.length;
+    fx.fake.enqueue({ json: anthropicMessage({ text: "Storm: stay home." }) });
+    const forked = await child({
+      cache: true,
+      session: { mode: "fork", cassette: path("threaded"), out: path("fork-cache"), forkAt: 3, forkSet: STORM, continueWith: "live", providers: { anthropic: [fx.fake.url] } },
+    });
+    expect(forked).toEqual({ answer: "Storm: stay home.", toolRuns: 0 });
+    const sent = sentSince(before);
+    expect(sent.map((b) => b.thread)).toEqual([{ type: "create" }]);
+    expect(sent[0]!.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "Lisbon or Porto this weekend?" }] });
+    expect(JSON.stringify(sent[0])).not.toContain("cache_control");
+  });
+
   test("scripted, offline: the thread goes on from the scripted replies", async () => {
     const forked = await child(
       {
