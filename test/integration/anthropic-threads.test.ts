@@ -130,6 +130,25 @@ describe("the tool runner's message threads", () => {
   });
 });
 
+describe("the SDK's failover: a lost thread is sent again whole", () => {
+  test("recorded through a thread_not_found (the SDK resends the history as a new thread), replayed offline", async () => {
+    const file = path("failover");
+    const [first, second, third] = tripReplies();
+    const lost: FakeReply = { status: 404, json: { type: "error", error: { type: "not_found_error", message: "thread not found", details: { error_code: "thread_not_found" } } } };
+    const before = fx.fake.requests.length;
+    fx.fake.enqueue(first!, lost, second!, third!);
+    const live = await child({ session: session("record", file) });
+    expect(live).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 2 });
+    const sent = sentSince(before);
+    expect(sent.map((b) => [b.thread?.type, b.messages.length])).toEqual([["create", 1], ["continue", 1], ["create", 3], ["continue", 1]]);
+    const trace = await loadTrace(file);
+    // the refused turn is not a step: the cassette is the run without the loss
+    expect(modelSteps(trace)).toEqual(modelSteps(await loadTrace(path("threaded"))));
+    const replayed = await child({ session: session("replay", file) }, { offline: true });
+    expect(replayed).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 0 });
+  });
+});
+
 describe("a wrapped tool given to the runner as its run", () => {
   // The runner calls run(input, { toolUse, toolUseBlock, signal }): the context holds the
   // provider's tool_use id, so recorded with the input it put a provider id in the cassette
