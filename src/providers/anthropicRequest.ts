@@ -24,6 +24,10 @@ export function anthropicRequestState(raw: unknown, ids: ToolCallIds): RequestSt
   if (body.mcp_servers !== undefined && body.mcp_servers !== null) {
     refuse(`${WHAT}: "mcp_servers" runs server-side tools (the MCP connector), which a replay could not give back; not supported yet. Call the MCP server from your own (custom) tool instead.`);
   }
+  if (body.compaction !== undefined && body.compaction !== null) {
+    // refused before it is sent: the reply is a compaction block, which a replay could not give back
+    refuse(`${WHAT}: "compaction" asks for a summary of the conversation (the tool runner's compactBeforeNextTurn()), which Blackbox does not support yet; leave the conversation uncompacted while recording.`);
+  }
   if (body.container !== undefined && body.container !== null) {
     refuse(`${WHAT}: "container" is for server-side code execution, which a replay could not give back; not supported yet. Run code in your own (custom) tool instead.`);
   }
@@ -76,9 +80,8 @@ function parseMessage(m: unknown, i: number, ids: ToolCallIds, names: Map<string
   if (!isObj(m)) refuse(`${WHAT}: messages[${i}] is not an object.`);
   const role = m.role;
   if (role === "system") {
-    // the beta's messages-level system messages (BetaSystemMessageParam): the tool runner's
-    // addTools() / removeTools() send their tool_addition / tool_removal blocks in one
-    refuse(`${WHAT}: messages[${i}] is a role "system" message (the beta's mid-conversation system messages, also what the tool runner's addTools() / removeTools() send); not supported yet. Put the system prompt in "system", and pass every tool in "tools" from the start.`);
+    // what the tool runner's addTools() / removeTools() send: the tool list changes mid-conversation, which a cassette's tools cannot say
+    refuse(`${WHAT}: messages[${i}] is a "system" message, which Blackbox does not support yet: a system prompt goes in "system", and the tool runner's addTools() and removeTools() (which send their tool_addition / tool_removal blocks in one) cannot be recorded; give the runner all its tools in "tools" from the start.`);
   }
   if (role !== "user" && role !== "assistant") {
     refuse(`${WHAT}: messages[${i}] has role ${JSON.stringify(role)}; use "user" or "assistant" (the system prompt goes in "system").`);

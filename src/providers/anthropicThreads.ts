@@ -32,6 +32,8 @@ export interface ThreadedRequest {
   full: Obj;
   /** It continues a reply the provider never saw (replayed or scripted): upstream must get `full` as a new thread. */
   continuesLocal: boolean;
+  /** How many of `full.messages` the thread held (up to the reply continued); 0 for a `create`. */
+  answered: number;
 }
 
 export class MessageThreads {
@@ -46,7 +48,7 @@ export class MessageThreads {
     if (!isObj(thread) || (thread.type !== "create" && thread.type !== "continue")) {
       refuse(`${WHAT}: "thread" is ${JSON.stringify(thread)}; Blackbox knows message threads of type "create" and "continue" only. Pass thread: false to toolRunner() to send the whole history each turn.`);
     }
-    if (thread.type === "create") return { full: rest, continuesLocal: false };
+    if (thread.type === "create") return { full: rest, continuesLocal: false, answered: 0 };
     const id = thread.previous_message_id;
     const turn = typeof id === "string" ? this.turns.get(id) : undefined;
     if (!turn) {
@@ -56,7 +58,11 @@ export class MessageThreads {
       );
     }
     const messages = Array.isArray(rest.messages) ? rest.messages : [];
-    return { full: { ...turn.fields, ...rest, messages: [...turn.messages, ...messages] }, continuesLocal: !turn.upstream };
+    return {
+      full: { ...turn.fields, ...rest, messages: [...turn.messages, ...messages] },
+      continuesLocal: !turn.upstream,
+      answered: turn.messages.length,
+    };
   }
 
   /**
@@ -71,8 +77,31 @@ export class MessageThreads {
     this.turns.set(reply.id, { fields, messages: [...messages, { role: "assistant", content: reply.content }], upstream });
   }
 
-  /** The body sent upstream for `request` when it continues a local reply: the whole conversation, as a new thread. */
+  /**
+   * The body sent upstream for `request` when it continues a local reply: the whole
+   * conversation, as a new thread. The messages the thread held go without their
+   * `cache_control`, as the SDK sends a history again (ThreadState's withoutCacheControl):
+   * each turn's markers were for the request that first sent it, and all of them in one
+   * request can be more than the API takes (4).
+   */
   static asNewThread(request: ThreadedRequest): string {
-    return JSON.stringify({ ...request.full, thread: { type: "create" } });
+    const messages = Array.isArray(request.full.messages) ? request.full.messages : [];
+    const sent = messages.map((m, i) => (i < request.answered ? withoutCacheControl(m) : m));
+    return JSON.stringify({ ...request.full, messages: sent, thread: { type: "create" } });
   }
+}
+
+/** Where the SDK's withoutCacheControl looks for markers below a message: blocks, and what blocks hold. */
+const NESTED = ["content", "source", "tool", "definition", "tool_references"] as const;
+
+/** A copy of a message or block without its `cache_control` and that of the blocks in it. */
+function withoutCacheControl(value: unknown): unknown {
+  if (!isObj(value)) return value;
+  const { cache_control: _marker, ...copy } = value;
+  for (const key of NESTED) {
+    const nested = copy[key];
+    if (Array.isArray(nested)) copy[key] = nested.map(withoutCacheControl);
+    else if (isObj(nested)) copy[key] = withoutCacheControl(nested);
+  }
+  return copy;
 }

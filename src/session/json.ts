@@ -18,12 +18,40 @@ export function toJsonValue(value: unknown, what: string, hint: string): JsonVal
   return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }
 
-/** Tool arguments as one JSON value: one argument as itself, several as an array, none as null. */
-export function argsToJson(args: readonly unknown[], what: string): JsonValue {
+/**
+ * Tool arguments as one JSON value: one argument as itself, several as an array, none as
+ * null. The context the Anthropic SDK's tool runners pass a tool's `run` after its input
+ * is left out (see withoutToolRunContext).
+ */
+export function argsToJson(all: readonly unknown[], what: string): JsonValue {
+  const args = withoutToolRunContext(all);
   if (args.length === 0) return null;
   const hint = "pass plain data (objects, arrays, strings, numbers) to the tool";
   if (args.length === 1) return toJsonValue(args[0], what, hint);
   return toJsonValue(args, what, hint);
+}
+
+/** The keys of the Anthropic SDK's BetaToolRunContext. */
+const RUN_CONTEXT_KEYS: ReadonlySet<string> = new Set(["toolUse", "toolUseBlock", "signal"]);
+
+/**
+ * `args` without a last argument that is the context the Anthropic SDK's tool runners
+ * call `run(input, { toolUse, toolUseBlock, signal })` with, so a wrapped tool given as a
+ * runner tool's `run` is recorded with its input alone: the context holds the provider's
+ * tool_use id (which a cassette must not hold, and which a replay's own ids never match)
+ * and the runner's AbortSignal, and the call it answers is on the tool step already.
+ */
+function withoutToolRunContext(args: readonly unknown[]): readonly unknown[] {
+  if (args.length < 2) return args;
+  const last = args[args.length - 1];
+  if (last === null || typeof last !== "object" || Object.getPrototypeOf(last) !== Object.prototype) return args;
+  const keys = Object.keys(last);
+  const use = (last as { toolUse?: unknown }).toolUse;
+  const isContext =
+    keys.every((k) => RUN_CONTEXT_KEYS.has(k)) &&
+    use !== null && typeof use === "object" &&
+    typeof (use as { id?: unknown }).id === "string" && typeof (use as { name?: unknown }).name === "string";
+  return isContext ? args.slice(0, -1) : args;
 }
 
 export function jsonEqual(a: JsonValue, b: JsonValue): boolean {

@@ -9,6 +9,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { blackbox } from "../../src/index.js";
+import * as threadsTools from "./threadsTools.js";
 
 interface ThreadsSpec {
   session?: Record<string, unknown>;
@@ -18,6 +19,11 @@ interface ThreadsSpec {
   system?: string;
   /** Tool results by city (else the default weather). */
   weather?: Record<string, unknown>;
+  /** The tool's `run` is test/helpers/threadsTools.ts's get_weather itself (wrapped with `session`): called with the runner's context. */
+  direct?: true;
+  runToolsEagerly?: true;
+  /** The user's message marks a prompt cache breakpoint (cache_control). */
+  cache?: true;
 }
 
 const spec = JSON.parse(process.argv[2]!) as ThreadsSpec;
@@ -37,17 +43,24 @@ try {
     model: "claude-sonnet-4-6",
     max_tokens: 200,
     system: spec.system ?? "You plan weekend trips. Be brief.",
-    messages: [{ role: "user", content: "Lisbon or Porto this weekend?" }],
+    messages: [
+      spec.cache
+        ? { role: "user", content: [{ type: "text", text: "Lisbon or Porto this weekend?", cache_control: { type: "ephemeral" } }] }
+        : { role: "user", content: "Lisbon or Porto this weekend?" },
+    ],
     tools: [
       betaTool({
         name: "get_weather",
         description: "Weekend forecast for a city.",
         inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-        run: async (input: unknown) => JSON.stringify(await get_weather(input as { city: string })),
+        run: spec.direct
+          ? bb ? bb.tool("get_weather", threadsTools.get_weather) : threadsTools.get_weather
+          : async (input: unknown) => JSON.stringify(await get_weather(input as { city: string })),
       }),
     ],
     ...(spec.stream ? { stream: true as const } : {}),
     ...(spec.thread === false ? { thread: false as const } : {}),
+    ...(spec.runToolsEagerly ? { runToolsEagerly: true as const } : {}),
   });
   const final = await runner.runUntilDone();
   answer = final.content.map((b) => (b.type === "text" ? b.text : "")).join("");
@@ -61,4 +74,4 @@ if (bb) {
     error ??= String(err);
   }
 }
-process.stdout.write(JSON.stringify({ answer, toolRuns, error }));
+process.stdout.write(JSON.stringify({ answer, toolRuns: toolRuns + threadsTools.runs.count, error }));

@@ -7,10 +7,12 @@
  * holds, and a live fork hands the provider the fork's conversation as a new thread.
  */
 import Anthropic from "@anthropic-ai/sdk";
+import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { blackbox, loadTrace, verifyTrace, type Trace } from "../../src/index.js";
-import { runTs } from "../helpers/child.js";
+import { ROOT, runTs } from "../helpers/child.js";
 import { anthropicMessage, anthropicSSE, useFakeProvider, type FakeReply } from "../helpers/fakeProvider.js";
 import { REGISTER } from "./zeroCodeHelpers.js";
 
@@ -128,6 +130,57 @@ describe("the tool runner's message threads", () => {
   });
 });
 
+describe("the SDK's failover: a lost thread is sent again whole", () => {
+  test("recorded through a thread_not_found (the SDK resends the history as a new thread), replayed offline", async () => {
+    const file = path("failover");
+    const [first, second, third] = tripReplies();
+    const lost: FakeReply = { status: 404, json: { type: "error", error: { type: "not_found_error", message: "thread not found", details: { error_code: "thread_not_found" } } } };
+    const before = fx.fake.requests.length;
+    fx.fake.enqueue(first!, lost, second!, third!);
+    const live = await child({ session: session("record", file) });
+    expect(live).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 2 });
+    const sent = sentSince(before);
+    expect(sent.map((b) => [b.thread?.type, b.messages.length])).toEqual([["create", 1], ["continue", 1], ["create", 3], ["continue", 1]]);
+    const trace = await loadTrace(file);
+    // the refused turn is not a step: the cassette is the run without the loss
+    expect(modelSteps(trace)).toEqual(modelSteps(await loadTrace(path("threaded"))));
+    const replayed = await child({ session: session("replay", file) }, { offline: true });
+    expect(replayed).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 0 });
+  });
+});
+
+describe("a wrapped tool given to the runner as its run", () => {
+  // The runner calls run(input, { toolUse, toolUseBlock, signal }): the context holds the
+  // provider's tool_use id, so recorded with the input it put a provider id in the cassette
+  // and every replay diverged on it (bbx_call-0 is not toolu_01...).
+  const toolInputs = (t: Trace) => t.steps.filter((s) => s.type === "tool_call").map((s) => (s.payload as { toolInput: unknown }).toolInput);
+
+  test("bb.tool() as run, streamed and run eagerly: recorded with its input alone, replayed offline", async () => {
+    const spec = { direct: true, stream: true, runToolsEagerly: true };
+    const { trace } = await recordTrip("direct", spec);
+    expect(toolInputs(trace)).toEqual([{ city: "Lisbon" }, { city: "Porto" }]);
+    expect(readFileSync(path("direct"), "utf8")).not.toContain("toolu_");
+    // the model steps are the threaded run's, whose tool is called with its input
+    expect(modelSteps(trace)).toEqual(modelSteps(await loadTrace(path("threaded"))));
+    const replayed = await child({ session: session("replay", path("direct")), ...spec }, { offline: true });
+    expect(replayed).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 0 });
+  });
+
+  test("zero code: the config names the function given as run (the register hook wraps it)", async () => {
+    const file = path("direct-hook");
+    const config = join(fx.dir, "threads.config.mjs");
+    writeFileSync(config, `export default { tools: [{ module: ${JSON.stringify(join(ROOT, "test/helpers/threadsTools.ts"))}, exports: ["get_weather"] }] };\n`);
+    fx.fake.enqueue(...tripReplies());
+    const live = await child({ direct: true }, { hookEnv: { BLACKBOX_MODE: "record", BLACKBOX_OUT: file, BLACKBOX_CONFIG: config, ANTHROPIC_API_KEY: "sk-ant-threads-0000" } });
+    expect(live).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 2 });
+    const trace = await loadTrace(file);
+    expect(toolInputs(trace)).toEqual([{ city: "Lisbon" }, { city: "Porto" }]);
+    expect(readFileSync(file, "utf8")).not.toContain("toolu_");
+    const replayed = await child({ direct: true }, { offline: true, hookEnv: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: file, BLACKBOX_CONFIG: config } });
+    expect(replayed).toEqual({ answer: "Lisbon: sunny. Go there.", toolRuns: 0 });
+  });
+});
+
 describe("threads Blackbox cannot see the start of", () => {
   test.each(["record", "replay"] as const)("%s refuses a turn continuing a reply this run never had, sending nothing", async (mode) => {
     const file = mode === "record" ? path("unknown-thread") : path("threaded");
@@ -155,6 +208,46 @@ describe("threads Blackbox cannot see the start of", () => {
       .catch((e: unknown) => e);
     expect(String(err)).toContain('"thread" is {"type":"branch"}');
     await expect(bb.finish()).rejects.toThrow("thread");
+  });
+});
+
+describe("tool runner features Blackbox cannot record: refused by name, before anything is sent", () => {
+  /** The tool runner in process, recording; `during` gets it at each reply. The refusal the agent got, and finish()'s. */
+  async function refusedRun(name: string, reply: FakeReply, during: (runner: any) => void) {
+    const bb = blackbox(session("record", path(name)));
+    const client = new Anthropic({ apiKey: "sk-ant-threads-0000", baseURL: fx.fake.anthropicUrl, maxRetries: 0, fetch: bb.fetch });
+    const get_weather = bb.tool("get_weather", async ({ city }: { city: string }) => JSON.stringify({ city, forecast: "sunny" }));
+    const tool = (n: string) => betaTool({ name: n, description: `The ${n} tool.`, inputSchema: { type: "object", properties: { city: { type: "string" } } }, run: (input: unknown) => get_weather(input as { city: string }) });
+    const runner = client.beta.messages.toolRunner({
+      model: "claude-sonnet-4-6", max_tokens: 200, system: "You plan weekend trips.", messages: [{ role: "user", content: "Lisbon?" }], tools: [tool("get_weather")],
+    });
+    const before = fx.fake.requests.length;
+    fx.fake.enqueue(reply);
+    let error: unknown;
+    try {
+      for await (const _ of runner) during(Object.assign(runner, { tool }));
+    } catch (err) {
+      error = err;
+    }
+    expect(fx.fake.requests.length - before).toBe(1); // the first turn only
+    expect(fx.fake.pending).toBe(0);
+    const finished = await bb.finish().then(() => "finished", (e: unknown) => String(e));
+    return { error: String(error), finished };
+  }
+
+  test("addTools(): the tool_addition blocks come in a system message", async () => {
+    const first = { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) };
+    const { error, finished } = await refusedRun("add-tools", first, (runner) => runner.addTools(runner.tool("get_tides")));
+    const says = 'messages[3] is a "system" message, which Blackbox does not support yet: a system prompt goes in "system", and the tool runner\'s addTools() and removeTools()';
+    expect(error).toContain(says);
+    expect(finished).toContain(says);
+  });
+
+  test("compactBeforeNextTurn(): the compaction request is not sent (its reply could not be given back)", async () => {
+    const { error, finished } = await refusedRun("compact", { json: anthropicMessage({ text: "Lisbon: sunny." }) }, (runner) => runner.compactBeforeNextTurn());
+    const says = '"compaction" asks for a summary of the conversation (the tool runner\'s compactBeforeNextTurn())';
+    expect(error).toContain(says);
+    expect(finished).toContain(says);
   });
 });
 
@@ -186,6 +279,21 @@ describe("forking a threaded run", () => {
     const inputs = trace.steps.filter((s) => s.type === "model_input").map((s) => s.payload as any);
     expect(inputs.map((i) => i.messages.length)).toEqual([1, 3, 5]);
     expect(inputs[2].systemPrompt).toBe("You plan weekend trips. Be brief.");
+  });
+
+  test("live: the new thread's history goes without its cache_control, as the SDK sends a history again", async () => {
+    // each turn's breakpoints were for the request that first sent it; all of them in one request can be more than the API takes (4)
+    const before = fx.fake.requests.length;
+    fx.fake.enqueue({ json: anthropicMessage({ text: "Storm: stay home." }) });
+    const forked = await child({
+      cache: true,
+      session: { mode: "fork", cassette: path("threaded"), out: path("fork-cache"), forkAt: 3, forkSet: STORM, continueWith: "live", providers: { anthropic: [fx.fake.url] } },
+    });
+    expect(forked).toEqual({ answer: "Storm: stay home.", toolRuns: 0 });
+    const sent = sentSince(before);
+    expect(sent.map((b) => b.thread)).toEqual([{ type: "create" }]);
+    expect(sent[0]!.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "Lisbon or Porto this weekend?" }] });
+    expect(JSON.stringify(sent[0])).not.toContain("cache_control");
   });
 
   test("scripted, offline: the thread goes on from the scripted replies", async () => {

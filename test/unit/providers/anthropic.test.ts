@@ -130,8 +130,9 @@ describe("anthropic parseRequest", () => {
     ["a server-side tool", { messages: [], tools: [{ type: "web_search_20250305", name: "web_search" }] }, /server-side tool \("web_search_20250305"\).*Implement it as your own/],
     ["a strict tool", { messages: [], tools: [{ name: "t", input_schema: {}, strict: true }] }, /sets strict: true.*remove "strict"/],
     ["a server tool block in history", { messages: [{ role: "assistant", content: [{ type: "server_tool_use", id: "srvtoolu_1" }] }] }, /"server_tool_use" block/],
-    ["an unknown role", { messages: [{ role: "tool", content: "x" }] }, /role "tool"; use "user" or "assistant"/],
-    ["a beta system message in messages (the tool runner's addTools)", { messages: [{ role: "system", content: [{ type: "tool_addition", tool: {} }] }] }, /messages\[0\] is a role "system" message.*addTools\(\).*not supported yet/],
+    ["an unknown role", { messages: [{ role: "developer", content: "x" }] }, /role "developer"; use "user" or "assistant"/],
+    ["a system message (the tool runner's addTools())", { messages: [{ role: "system", content: [{ type: "tool_addition" }] }] }, /messages\[0\] is a "system" message.*prompt goes in "system".*addTools\(\) and removeTools\(\)/],
+    ["a compaction request", { messages: [], compaction: { type: "summarize" } }, /"compaction" asks for a summary.*compactBeforeNextTurn\(\)/],
     ...["bash_20250124", "text_editor_20250728", "memory_20250818", "computer_20251124"].map((type): [string, unknown, RegExp] => [
       `an Anthropic-defined client tool (${type}), not called server-side`,
       { messages: [], tools: [{ type, name: "x" }] },
