@@ -22,6 +22,7 @@
 import { BlackboxUnsupportedError } from "../errors.js";
 import { anthropicMoreMessages, anthropicRequestState } from "../providers/anthropicRequest.js";
 import { compareMessages, compareModelInput, sameJson, type InputDifference } from "../providers/compare.js";
+import { isObj, type Obj } from "../providers/wire.js";
 import type { ToolCallIds } from "../providers/ids.js";
 import { openAIMoreMessages, openAIRequestState } from "../providers/openaiRequest.js";
 import type { ParsedModelRequest, ProviderName, RequestState } from "../providers/types.js";
@@ -49,6 +50,8 @@ interface Last {
   prefix: string | undefined;
   /** ids.remaps when it was parsed: a remapped wire id would change an earlier message's call-N. */
   remaps: number;
+  /** The request it stood for, when `expand` made one (a thread's turn): what the next such request may extend. */
+  expanded?: Obj;
 }
 
 const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -102,11 +105,47 @@ export class IncrementalRequests {
       if (next) return next;
     }
     const raw = parseRequestBody(text);
-    // a request that stands for another (an Anthropic message thread's turn) is never extended
+    // a request that stands for another (an Anthropic message thread's turn) is extended as objects, not as text
     const body = expand ? expand(provider, raw) : raw;
+    if (body !== raw && last && isObj(body)) {
+      const next = this.extendExpanded(provider, last, body, ids);
+      if (next) return next;
+    }
     const state = PARSERS[provider].full(body, ids);
     this.stats.fullParses++;
-    this.last = { provider, state, prefix: body === raw ? extendablePrefix(text!, raw) : undefined, remaps: ids.remaps };
+    this.last =
+      body === raw
+        ? { provider, state, prefix: extendablePrefix(text!, raw), remaps: ids.remaps }
+        : { provider, state, prefix: undefined, remaps: ids.remaps, expanded: isObj(body) ? body : undefined };
+    return state.parsed;
+  }
+
+  /**
+   * A request that stands for another, made by `expand` (src/providers/anthropicThreads.ts),
+   * whose messages are the last one's, the very objects, then more, with every other member
+   * equal: only the new messages are converted. A thread's turn is made of the replies it
+   * continues, so its history is the last request's wire messages as they were parsed.
+   */
+  private extendExpanded(provider: ProviderName, last: Last, body: Obj, ids: ToolCallIds): ParsedModelRequest | undefined {
+    const prev = last.expanded;
+    if (!prev || last.provider !== provider || last.remaps !== ids.remaps) return undefined;
+    const messages = body.messages;
+    const had = last.state.wire;
+    if (!Array.isArray(messages) || messages.length < had.length) return undefined;
+    for (let i = 0; i < had.length; i++) if (messages[i] !== had[i]) return undefined;
+    for (const key of new Set([...Object.keys(prev), ...Object.keys(body)])) {
+      if (key !== "messages" && !sameJson(prev[key], body[key])) return undefined;
+    }
+    let state: RequestState | undefined;
+    try {
+      state = PARSERS[provider].more(last.state, messages.slice(had.length), ids);
+    } catch {
+      return undefined; // the full parse says what is wrong (and throws the same refusal)
+    }
+    if (!state) return undefined;
+    this.stats.incrementalParses++;
+    this.last = { provider, state, prefix: undefined, remaps: ids.remaps, expanded: body };
+    this.delta = { base: last.state.parsed.input, from: last.state.parsed.input.messages.length };
     return state.parsed;
   }
 

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isBlackboxError } from "../../../src/errors.js";
 import { compareModelInput } from "../../../src/providers/compare.js";
+import { MessageThreads } from "../../../src/providers/anthropicThreads.js";
 import { ToolCallIds } from "../../../src/providers/ids.js";
 import { adapters } from "../../../src/providers/index.js";
 import type { ProviderName } from "../../../src/providers/types.js";
@@ -120,6 +121,55 @@ describe("a recorded input that does not extend the previous one is compared in 
       const full = compareModelInput(recorded[1]!, second);
       expect(inc.compare(recorded[1]!, second)).toEqual(full);
       expect(inc.stats.fullCompares).toBe(2);
+    });
+  }
+});
+
+describe("a message thread's turns, expanded, extend the last request as objects", () => {
+  // A tool loop as the Anthropic tool runner threads it: the first turn whole (thread
+  // create), each later one only its tool_result (thread continue from the last reply).
+  const TURNS = 6;
+  const head = { model: "m", max_tokens: 100, system: "s", tools: [{ name: "t", input_schema: { type: "object" } }] };
+  const reply = (k: number) => ({ id: `msg_${k}`, content: [{ type: "text", text: `t${k}` }, { type: "tool_use", id: `toolu_${k}`, name: "t", input: { k } }] });
+  const result = (k: number) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${k}`, content: `r${k}` }] });
+  /** Turn k: threaded (what the SDK sends) and whole (what it stands for). `edit` changes turn k's max_tokens. */
+  function turn(k: number, edit?: number) {
+    const max_tokens = edit === k ? 200 : 100;
+    const history: unknown[] = [{ role: "user", content: "go" }];
+    for (let i = 0; i < k; i++) history.push({ role: "assistant", content: reply(i).content }, result(i));
+    const whole = { ...head, max_tokens, messages: history };
+    const threaded =
+      k === 0
+        ? { ...head, max_tokens, messages: history, thread: { type: "create" } }
+        : { model: "m", max_tokens, messages: [result(k - 1)], thread: { type: "continue", previous_message_id: `msg_${k - 1}` } };
+    return { whole: JSON.stringify(whole), threaded: JSON.stringify(threaded) };
+  }
+
+  for (const edit of [undefined, 3]) {
+    it(edit === undefined ? "a plain loop: only the first turn is parsed whole" : "a turn whose other members differ (max_tokens) is parsed whole, then extension goes on", () => {
+      const threads = new MessageThreads();
+      const inc = new IncrementalRequests();
+      const ids = new ToolCallIds();
+      const idsFull = new ToolCallIds();
+      let pending: ReturnType<MessageThreads["expand"]>;
+      const expand = (_p: ProviderName, body: unknown) => {
+        pending = threads.expand(body as Record<string, unknown>);
+        return pending?.full ?? body;
+      };
+      for (let k = 0; k < TURNS; k++) {
+        const { whole, threaded } = turn(k, edit);
+        const input = inc.parse("anthropic", threaded, ids, expand).input;
+        const full = adapters.anthropic.parseRequest(JSON.parse(whole), idsFull).input;
+        expect(JSON.stringify(input), `turn ${k}`).toBe(JSON.stringify(full));
+        expect(ids.nextIndex).toBe(idsFull.nextIndex);
+        expect(inc.compare(full, input), `turn ${k}`).toBeUndefined();
+        threads.remember(pending!, reply(k), true);
+      }
+      expect(inc.stats).toEqual(
+        edit === undefined
+          ? { incrementalParses: TURNS - 1, fullParses: 1, incrementalCompares: TURNS - 1, fullCompares: 1 }
+          : { incrementalParses: TURNS - 3, fullParses: 3, incrementalCompares: TURNS - 3, fullCompares: 3 },
+      );
     });
   }
 });
