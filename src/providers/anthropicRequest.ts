@@ -154,14 +154,15 @@ function parseToolResult(b: Obj, i: number, j: number, ids: ToolCallIds, names: 
   return { type: "tool_result", toolCallId, toolName, result };
 }
 
-/** The Anthropic-defined tools the client runs (bash, text editor, memory, computer use): not server-side. */
-const CLIENT_TOOL_TYPE = /^(bash|text_editor|memory|computer)_\d+$/;
+/** The Anthropic-defined tools your code runs (bash, text editor, memory): not server-side, the reply is a plain tool_use. */
+const CLIENT_TOOL_TYPE = /^(bash|text_editor|memory)_\d+$/;
 
 function parseTool(t: unknown, i: number): ToolDefinition {
   if (!isObj(t)) refuse(`${WHAT}: tools[${i}] is not an object.`);
-  if (typeof t.type === "string" && CLIENT_TOOL_TYPE.test(t.type)) {
-    refuse(`${WHAT}: tools[${i}] is an Anthropic-defined tool (${JSON.stringify(t.type)}), which your code runs but Blackbox does not record yet; not supported yet. Define it as your own (custom) tool, with a name, description and input_schema.`);
+  if (typeof t.type === "string" && /^computer_\d+$/.test(t.type)) {
+    refuse(`${WHAT}: tools[${i}] is Anthropic's computer-use tool (${JSON.stringify(t.type)}), whose results are screenshots: images are not supported yet. Run without computer use while recording.`);
   }
+  if (typeof t.type === "string" && CLIENT_TOOL_TYPE.test(t.type)) return anthropicDefinedTool(t, i);
   if (t.type !== undefined && t.type !== null && t.type !== "custom") {
     refuse(`${WHAT}: tools[${i}] is a server-side tool (${JSON.stringify(t.type)}), which a replay could not give back; not supported yet. Implement it as your own (custom) tool.`);
   }
@@ -172,6 +173,18 @@ function parseTool(t: unknown, i: number): ToolDefinition {
   const def: ToolDefinition = { name: t.name, inputSchema: (t.input_schema ?? {}) as JsonValue };
   if (typeof t.description === "string") def.description = t.description;
   return def;
+}
+
+/**
+ * An Anthropic-defined tool your code runs: its input schema is Anthropic's, named by its
+ * type, so the type and the tool's own settings (max_characters ...) stand as its schema,
+ * `{"anthropicDefined": "text_editor_20250728", ...}`; compared like any schema, so a
+ * replay whose agent asks for another version of the tool diverges there.
+ */
+function anthropicDefinedTool(t: Obj, i: number): ToolDefinition {
+  if (typeof t.name !== "string") refuse(`${WHAT}: tools[${i}] needs a string name.`);
+  const { type, name: _name, cache_control: _cache, ...settings } = t;
+  return { name: t.name, inputSchema: { anthropicDefined: type, ...settings } as JsonValue };
 }
 
 function parseParams(body: Obj): ModelParams {

@@ -133,11 +133,7 @@ describe("anthropic parseRequest", () => {
     ["an unknown role", { messages: [{ role: "developer", content: "x" }] }, /role "developer"; use "user" or "assistant"/],
     ["a system message (the tool runner's addTools())", { messages: [{ role: "system", content: [{ type: "tool_addition" }] }] }, /messages\[0\] is a "system" message.*prompt goes in "system".*addTools\(\) and removeTools\(\)/],
     ["a compaction request", { messages: [], compaction: { type: "summarize" } }, /"compaction" asks for a summary.*compactBeforeNextTurn\(\)/],
-    ...["bash_20250124", "text_editor_20250728", "memory_20250818", "computer_20251124"].map((type): [string, unknown, RegExp] => [
-      `an Anthropic-defined client tool (${type}), not called server-side`,
-      { messages: [], tools: [{ type, name: "x" }] },
-      new RegExp(`is an Anthropic-defined tool \\("${type}"\\), which your code runs.*own \\(custom\\) tool`),
-    ]),
+    ["computer use (its results are screenshots)", { messages: [], tools: [{ type: "computer_20251124", name: "computer", display_width_px: 1024, display_height_px: 768 }] }, /tools\[0\] is Anthropic's computer-use tool \("computer_20251124"\), whose results are screenshots: images are not supported yet/],
     ["the MCP connector (mcp_servers)", { messages: [], mcp_servers: [{ type: "url", url: "https://mcp.invalid", name: "x" }] }, /"mcp_servers" runs server-side tools.*own \(custom\) tool/],
     ["a code-execution container", { messages: [], container: "container_1" }, /"container" is for server-side code execution/],
     ["an unpaired tool_result", { messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_X", content: "x" }] }] }, /no earlier tool_use in the request has/],
@@ -203,3 +199,23 @@ describe("anthropic buildResponse", () => {
     expect(a.errorBody("[blackbox] no")).toEqual({ type: "error", message: "[blackbox] no", error: { type: "blackbox_error", message: "[blackbox] no" } });
   });
 });
+
+describe("Anthropic-defined tools your code runs (bash, text editor, memory)", () => {
+  it("are recorded by name, with their type and settings as the input schema; cache_control left out", () => {
+    const tools = [
+      { type: "text_editor_20250728", name: "str_replace_based_edit_tool", max_characters: 10000, cache_control: { type: "ephemeral" } },
+      { type: "bash_20250124", name: "bash" },
+      { type: "memory_20250818", name: "memory" },
+    ];
+    const input = a.parseRequest({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "fix it" }], tools }, new ToolCallIds()).input;
+    expect(input.tools).toEqual([
+      { name: "str_replace_based_edit_tool", inputSchema: { anthropicDefined: "text_editor_20250728", max_characters: 10000 } },
+      { name: "bash", inputSchema: { anthropicDefined: "bash_20250124" } },
+      { name: "memory", inputSchema: { anthropicDefined: "memory_20250818" } },
+    ]);
+  });
+  it("need a name, as any tool", () => {
+    expect(() => a.parseRequest({ messages: [], tools: [{ type: "bash_20250124" }] }, new ToolCallIds())).toThrow("tools[0] needs a string name");
+  });
+});
+
