@@ -1,11 +1,13 @@
 /**
  * A model call of an official SDK to a base URL Blackbox was not told of: a client made
  * with `baseURL: "https://openrouter.ai/api/v1"` (OpenRouter, LiteLLM, Ollama, a gateway)
- * in code, with no ANTHROPIC_BASE_URL / OPENAI_BASE_URL and no config `providers`. The
- * global dispatcher hands other requests on, so this one would go unrecorded, and in a
- * replay to the network. The SDKs name themselves in every request (user-agent
- * `OpenAI/JS 6.49.0`, `Anthropic/JS 1.14.0`), which tells such a call apart from the
- * app's own HTTP traffic: it is stopped, and the run fails naming the base URL to add.
+ * or an `AzureOpenAI` client's endpoint, in code, with no ANTHROPIC_BASE_URL /
+ * OPENAI_BASE_URL and no config `providers`. The global dispatcher hands other requests
+ * on, so this one would go unrecorded, and in a replay to the network. The SDKs name
+ * themselves in every request (user-agent `OpenAI/JS 6.49.0`, `AzureOpenAI/JS 6.49.0`,
+ * `Anthropic/JS 1.14.0`), which tells such a call apart from the app's own HTTP traffic:
+ * it is stopped, and the run fails naming the base URL to add. A call the adapter refuses
+ * wherever it goes (the Responses API, managed agent sessions) is stopped with that refusal.
  */
 import { BlackboxUnsupportedError } from "../errors.js";
 import { adapters } from "../providers/index.js";
@@ -14,32 +16,53 @@ import { normalizeHeaders } from "./wire.js";
 
 export interface StrayCall {
   provider: ProviderName;
-  /** "openai 6.49.0" */
+  /** "openai 6.49.0", "openai 6.49.0 (AzureOpenAI)" */
   sdk: string;
   /** The base URL the client was given, as the SDK's baseURL option would be written. */
   base: string;
+  /** An AzureOpenAI client: OPENAI_BASE_URL is no way to name its base URL (the client reads it too, and refuses it with an endpoint). */
+  azure?: boolean;
+  /** The adapter's refusal of this call wherever it goes (classify's unsupported). */
+  unsupported?: string;
 }
 
 /** What ends each provider's model endpoint path (the base URL is what comes before). */
 const ENDPOINT: Record<ProviderName, string> = { anthropic: "/v1/messages", openai: "/chat/completions" };
 
+/** The SDK client classes that write each user-agent (the openai package's clients put their class name first). */
+const AGENT = /^(OpenAI|AzureOpenAI|Anthropic)\/JS (\S+)/;
+
 /** The stray model call `method url headers` is, or undefined for any other request (checked by path first: no header is read for most). */
 export function strayModelCall(method: string, url: URL, headers: unknown): StrayCall | undefined {
-  if (String(method).toUpperCase() !== "POST") return undefined;
+  const kinds = (Object.keys(ENDPOINT) as ProviderName[]).map((p) => [p, adapters[p].classify(String(method), url)] as const);
+  if (kinds.every(([, kind]) => kind === "other")) return undefined;
+  const agent = AGENT.exec(normalizeHeaders(headers)["user-agent"] ?? "");
+  if (!agent) return undefined;
+  const provider: ProviderName = agent[1] === "Anthropic" ? "anthropic" : "openai";
+  const kind = kinds.find(([p]) => p === provider)![1];
+  if (kind === "other") return undefined;
+  const azure = agent[1] === "AzureOpenAI";
+  const sdk = `${provider === "openai" ? "openai" : "@anthropic-ai/sdk"} ${agent[2]}${azure ? " (AzureOpenAI)" : ""}`;
   const path = url.pathname.replace(/\/+$/, "");
-  const provider = (Object.keys(ENDPOINT) as ProviderName[]).find((p) => path.endsWith(ENDPOINT[p]));
-  if (!provider || adapters[provider].classify("POST", url) !== "model") return undefined;
-  const agent = /^(OpenAI|Anthropic)\/JS (\S+)/.exec(normalizeHeaders(headers)["user-agent"] ?? "");
-  if (!agent || (agent[1] === "OpenAI") !== (provider === "openai")) return undefined;
-  const sdk = `${provider === "openai" ? "openai" : "@anthropic-ai/sdk"} ${agent[2]}`;
-  return { provider, sdk, base: url.origin + path.slice(0, path.length - ENDPOINT[provider].length) };
+  if (kind !== "model") return { provider, sdk, base: url.origin, azure, unsupported: kind.unsupported };
+  let base = path.slice(0, path.length - ENDPOINT[provider].length);
+  // AzureOpenAI sends to <endpoint>/openai/deployments/<model>/...: its base URL is <endpoint>/openai, for every deployment
+  if (azure) base = base.replace(/\/deployments\/[^/]+$/, "");
+  return { provider, sdk, base: url.origin + base, azure };
 }
 
 export function strayRefusal(call: StrayCall, mode: string | undefined): BlackboxUnsupportedError {
+  if (call.unsupported !== undefined) {
+    return new BlackboxUnsupportedError(`${call.unsupported} (a call of ${call.sdk} to ${call.base}; it was stopped before it left the process.)`);
+  }
   const env = call.provider === "openai" ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL";
   const where = mode === "replay" ? "to the network, which a replay never does" : "around the recording";
+  const config = `providers: { ${call.provider}: [${JSON.stringify(call.base)}] }`;
+  const name = call.azure
+    ? `add ${config} to blackbox.config.ts (not OPENAI_BASE_URL: the AzureOpenAI client reads it too, and refuses it next to an endpoint).`
+    : `run with ${env}=${call.base}, or add ${config} to blackbox.config.ts.`;
   return new BlackboxUnsupportedError(
     `a model call of ${call.sdk} went to ${call.base}, which is not a provider base URL Blackbox knows (the SDK's default, ${env}, or the config's providers), so it would have gone ${where}; it was stopped before it left the process. ` +
-      `Name that base URL: run with ${env}=${call.base}, or add providers: { ${call.provider}: [${JSON.stringify(call.base)}] } to blackbox.config.ts.`,
+      `Name that base URL: ${name}`,
   );
 }

@@ -358,6 +358,54 @@ catch (err) { console.log("refused:", err.message); }
     expect(existsSync(out)).toBe(true);
   });
 
+  // AzureOpenAI names itself AzureOpenAI/JS and sends to <endpoint>/openai/deployments/<model>/chat/completions?api-version=...
+  const azureAgent = `import { AzureOpenAI } from "openai";
+const client = new AzureOpenAI({ apiKey: "az-stray-0123456789", endpoint: process.env.GATEWAY, apiVersion: "2024-10-21", maxRetries: 0 });
+try { const r = await client.chat.completions.create({ model: "gpt4", messages: [{ role: "user", content: "hi" }] }); console.log("answer:", r.choices[0].message.content); }
+catch (err) { console.log("refused:", err.message); }
+`;
+
+  it("an AzureOpenAI client's endpoint: stopped, named by the client's base URL (<endpoint>/openai), which then records", async () => {
+    const seen = fx.fake.requests.length;
+    const out = join(fx.dir, "stray-azure.json");
+    const file = agent("stray-azure", azureAgent);
+    const r = await hookedNode(fx.dir, [file], stray("record", out));
+    const base = `${fx.fake.url}/openai`;
+    expect(r.stdout).toContain(`refused: 400 [blackbox] a model call of openai 6.49.0 (AzureOpenAI) went to ${base}, which is not a provider base URL Blackbox knows`);
+    // OPENAI_BASE_URL is not offered: AzureOpenAI reads it as its baseURL, and throws with an endpoint next to it
+    expect(r.stderr).toContain(`Name that base URL: add providers: { openai: ["${base}"] } to blackbox.config.ts (not OPENAI_BASE_URL`);
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+    expect(fx.fake.requests.length).toBe(seen);
+
+    const { mkdirSync } = await import("node:fs");
+    const dir = join(fx.dir, "azure-named");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "blackbox.config.mjs"), `export default { providers: { openai: [${JSON.stringify(base)}] } };\n`);
+    writeFileSync(join(dir, "agent.mjs"), azureAgent);
+    fx.fake.enqueue({ json: openaiCompletion({ text: "Hello." }) });
+    const named = await hookedNode(dir, ["agent.mjs"], stray("record", join(dir, "named.json")));
+    expect(named.stdout).toBe("answer: Hello.\n");
+    expect(named.code).toBe(0);
+    expect(existsSync(join(dir, "named.json"))).toBe(true);
+  });
+
+  it("the Responses API to a base URL no route names: stopped with the refusal it gets wherever it goes", async () => {
+    const seen = fx.fake.requests.length;
+    const file = agent(
+      "stray-responses",
+      `import OpenAI from "openai";
+const client = new OpenAI({ apiKey: "sk-stray-0123456789", baseURL: process.env.GATEWAY + "/v1", maxRetries: 0 });
+try { await client.responses.create({ model: "gpt-4.1", input: "hi" }); console.log("answered"); }
+catch (err) { console.log("refused:", err.message); }
+`,
+    );
+    const r = await hookedNode(fx.dir, [file], stray("replay", join(ROOT, "examples", "zero-code", "runs", "trip.json")));
+    expect(r.stdout).toContain("refused: 400 [blackbox] The OpenAI Responses API (client.responses.create) is not supported yet");
+    expect(r.code).not.toBe(0);
+    expect(fx.fake.requests.length).toBe(seen);
+  });
+
   it("the app's own POST to a path like a model endpoint, not from an SDK, passes on untouched", async () => {
     const file = agent(
       "own-post",
