@@ -14,7 +14,7 @@ import { findConfig } from "../edges/config.js";
 import { noCallsDivergence, OWN_ENV_HINT } from "../edges/run.js";
 import { loadTrace } from "../edges/store.js";
 import { outcomeOf } from "../trace/outcome.js";
-import { printable } from "../trace/printable.js";
+import { clip, printable } from "../trace/printable.js";
 import type { Trace } from "../trace/types.js";
 import type { BuiltinIo } from "./builtin.js";
 import { CliExit } from "./exit.js";
@@ -127,7 +127,7 @@ async function doneLine(run: HookedRun): Promise<string> {
   const file = (run.writes ?? run.reads)!;
   const held = holds(await loadTrace(file));
   if (run.writes && run.reads) return `blackbox: forked ${shown(run.reads)} into ${shown(run.writes)}: ${held}`;
-  if (run.writes) return `blackbox: recorded ${held} into ${shown(run.writes)}`;
+  if (run.writes) return `blackbox: recorded ${shown(run.writes)}: ${held}`;
   return `blackbox: replayed ${shown(file)} as recorded: ${held}`;
 }
 
@@ -136,7 +136,7 @@ function holds(trace: Trace): string {
   const count = (type: string) => trace.steps.filter((s) => s.type === type).length;
   const n = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
   const o = outcomeOf(trace);
-  const ended = o.status === "success" ? "success" : o.status === "error" ? `error (${printable(o.error ?? "")})` : "no outcome";
+  const ended = o.status === "success" ? "success" : o.status === "error" ? `error (${clip(printable(o.error ?? ""), 80)})` : "no outcome";
   return `${n(count("model_input"), "model call")}, ${n(count("tool_call"), "tool call")}, ended: ${ended}`;
 }
 

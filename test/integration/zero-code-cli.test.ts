@@ -35,7 +35,7 @@ test("blackbox record -- npm start writes exactly one verified cassette of the a
   queueTrip(fake);
   const r = await blackbox(["record", "-o", cassette, "--", "npm", "start"], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
   // one line at the end, where the cassette went and what it holds (stdout stays the agent's)
-  expect(r.stderr).toBe(`blackbox: recorded 3 model calls, 2 tool calls, ended: success into ${cassette}\n`);
+  expect(r.stderr).toBe(`blackbox: recorded ${cassette}: 3 model calls, 2 tool calls, ended: success\n`);
   expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(r.code).toBe(0);
   expect(existsSync(bookings)).toBe(true);
@@ -52,7 +52,7 @@ test("a hooked parent process that makes no call leaves the one cassette to its 
   const out = join(tmp.dir, "tree.json");
   const parent = "require('node:child_process').execFileSync(process.execPath, ['agent.mjs'], { stdio: 'inherit' })";
   const r = await blackbox(["record", "-o", out, "--", process.execPath, "-e", parent], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
-  expect(r.stderr).toBe(`blackbox: recorded 3 model calls, 2 tool calls, ended: success into ${out}\n`);
+  expect(r.stderr).toBe(`blackbox: recorded ${out}: 3 model calls, 2 tool calls, ended: success\n`);
   expect(r.code).toBe(0);
   expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
   rmSync(out);
