@@ -20,8 +20,8 @@ export function toJsonValue(value: unknown, what: string, hint: string): JsonVal
 
 /**
  * Tool arguments as one JSON value: one argument as itself, several as an array, none as
- * null. The context the Anthropic SDK's tool runners pass a tool's `run` after its input
- * is left out (see withoutToolRunContext).
+ * null. What the SDKs' tool runners pass a tool after its input (the Anthropic runner's
+ * context, the OpenAI runner itself) is left out (see withoutToolRunContext).
  */
 export function argsToJson(all: readonly unknown[], what: string): JsonValue {
   const args = withoutToolRunContext(all);
@@ -43,6 +43,9 @@ const RUN_CONTEXT_KEYS: ReadonlySet<string> = new Set(["toolUse", "toolUseBlock"
  */
 function withoutToolRunContext(args: readonly unknown[]): readonly unknown[] {
   if (args.length < 2) return args;
+  // OpenAI's runTools() calls function(args, runner, toolContext): the runner holds the whole
+  // conversation with its provider ids, and toolContext is the app's own object, not data
+  if (isOpenAIRunner(args[1])) return args.slice(0, 1);
   const last = args[args.length - 1];
   if (last === null || typeof last !== "object" || Object.getPrototypeOf(last) !== Object.prototype) return args;
   const keys = Object.keys(last);
@@ -52,6 +55,13 @@ function withoutToolRunContext(args: readonly unknown[]): readonly unknown[] {
     use !== null && typeof use === "object" &&
     typeof (use as { id?: unknown }).id === "string" && typeof (use as { name?: unknown }).name === "string";
   return isContext ? args.slice(0, -1) : args;
+}
+
+/** The runner the openai SDK's runTools() hands a tool's function (a ChatCompletionRunner, streamed or not). */
+function isOpenAIRunner(value: unknown): boolean {
+  if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) === Object.prototype) return false;
+  const runner = value as { finalChatCompletion?: unknown; finalContent?: unknown; allChatCompletions?: unknown };
+  return typeof runner.finalChatCompletion === "function" && typeof runner.finalContent === "function" && typeof runner.allChatCompletions === "function";
 }
 
 export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
