@@ -10,6 +10,7 @@
 import diagnostics from "node:diagnostics_channel";
 import { BlackboxUnsupportedError } from "../errors.js";
 import type { ProviderRoutes } from "../session/routes.js";
+import { strayModelCall, strayRefusal } from "./unrouted.js";
 
 interface OutgoingRequest {
   method: string;
@@ -80,9 +81,18 @@ export function guardHttpClients(session: GuardedSession): () => void {
     let refusal: BlackboxUnsupportedError;
     try {
       if (!session.routes.onProviderHost(url) && !session.route(url)) {
-        // a socket a later model call could be written to (a proxy's, or one to a provider's
-        // host under another Host header) is not kept alive either
-        if (viaProxy || session.routes.onProviderHostname(String(request.host ?? ""))) request.shouldKeepAlive = false;
+        // an SDK's model call to a base URL no route names (as the dispatcher door stops them: src/edges/unrouted.ts)
+        const stray = strayModelCall(request.method, new URL(url), { "user-agent": request.getHeader("user-agent") });
+        if (!stray) {
+          // a socket a later model call could be written to (a proxy's, or one to a provider's
+          // host under another Host header) is not kept alive either
+          if (viaProxy || session.routes.onProviderHostname(String(request.host ?? ""))) request.shouldKeepAlive = false;
+          return;
+        }
+        refusal = strayRefusal(stray, session.mode);
+        session.fail(refusal);
+        refused.add(request);
+        if (stop) request.destroy(refusal);
         return;
       }
       const model = session.modelEndpoint(request.method, url) !== undefined;

@@ -144,6 +144,27 @@ test("an openai 4.x found from neither folder is stopped at its first model call
   expect(replayed.code).not.toBe(0);
 });
 
+test("an unswitched openai 4.x with its base URL set in code, on no route: its model call is stopped at the http client, named with the base URL to add", async () => {
+  const agent = join(tmp.dir, "stray4.mjs");
+  writeFileSync(
+    agent,
+    `const { default: OpenAI } = await import(${JSON.stringify(join(VERSIONS, "openai4", "node_modules", "openai", "index.mjs"))});
+const client = new OpenAI({ maxRetries: 0, baseURL: process.env.GATEWAY + "/v1" });
+try { await client.chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: "hi" }] }); console.log("sent"); }
+catch (err) { console.log("agent saw:", err.constructor.name); }
+`,
+  );
+  const seen = fake.requests.length;
+  const out = join(tmp.dir, "stray4.json");
+  const r = await hookedNode(tmp.dir, [agent], { ...OPENAI4_ENV, GATEWAY: fake.url, OPENAI_BASE_URL: undefined, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  expect(r.stdout).toBe("agent saw: APIConnectionError\n");
+  expect(r.stderr).toContain(`blackbox: a model call of openai 4.104.0 went to ${fake.url}/v1, which is not a provider base URL Blackbox knows`);
+  expect(r.stderr).toContain(`Name that base URL: run with OPENAI_BASE_URL=${fake.url}/v1`);
+  expect(r.code).not.toBe(0);
+  expect(fake.requests.length).toBe(seen);
+  expect(exists(out)).toBe(false);
+});
+
 test("an unswitched openai 4.x: its other calls go upstream in record on sockets not kept alive, so its model call after them is still stopped; replay answers neither", async () => {
   const agent = join(tmp.dir, "keepalive.mjs");
   writeFileSync(
