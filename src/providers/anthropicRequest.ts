@@ -162,12 +162,12 @@ function parseTool(t: unknown, i: number): ToolDefinition {
   if (typeof t.type === "string" && /^computer_\d+$/.test(t.type)) {
     refuse(`${WHAT}: tools[${i}] is Anthropic's computer-use tool (${JSON.stringify(t.type)}), whose results are screenshots: images are not supported yet. Run without computer use while recording.`);
   }
+  if (t.strict === true) {
+    refuse(`${WHAT}: tools[${i}] (${String(t.name)}) sets strict: true, which Blackbox does not support yet; remove "strict" from the tool definition.`);
+  }
   if (typeof t.type === "string" && CLIENT_TOOL_TYPE.test(t.type)) return anthropicDefinedTool(t, i);
   if (t.type !== undefined && t.type !== null && t.type !== "custom") {
     refuse(`${WHAT}: tools[${i}] is a server-side tool (${JSON.stringify(t.type)}), which a replay could not give back; not supported yet. Implement it as your own (custom) tool.`);
-  }
-  if (t.strict === true) {
-    refuse(`${WHAT}: tools[${i}] (${String(t.name)}) sets strict: true, which Blackbox does not support yet; remove "strict" from the tool definition.`);
   }
   if (typeof t.name !== "string") refuse(`${WHAT}: tools[${i}] needs a string name.`);
   const def: ToolDefinition = { name: t.name, inputSchema: (t.input_schema ?? {}) as JsonValue };

@@ -214,6 +214,9 @@ describe("Anthropic-defined tools your code runs (bash, text editor, memory)", (
       { name: "memory", inputSchema: { anthropicDefined: "memory_20250818" } },
     ]);
   });
+  it("refuse strict: true, as any tool", () => {
+    expect(() => a.parseRequest({ messages: [], tools: [{ type: "bash_20250124", name: "bash", strict: true }] }, new ToolCallIds())).toThrow('tools[0] (bash) sets strict: true');
+  });
   it("need a name, as any tool", () => {
     expect(() => a.parseRequest({ messages: [], tools: [{ type: "bash_20250124" }] }, new ToolCallIds())).toThrow("tools[0] needs a string name");
   });
