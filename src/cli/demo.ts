@@ -13,6 +13,7 @@ import { diffOutcome, diffTraces, type Outcome } from "../trace/diff.js";
 import { formatTimeline } from "../trace/timeline.js";
 import { verifyTrace } from "../trace/verify.js";
 import { CliExit, out } from "./exit.js";
+import { shownPath } from "./input.js";
 import { makeStyle, type Style } from "./style.js";
 
 const short = (v: unknown, n = 90): string => {
@@ -21,11 +22,6 @@ const short = (v: unknown, n = 90): string => {
 };
 const outcomeText = (o: Outcome): string =>
   o.status === "success" ? `success ${short(o.result)}` : o.status === "error" ? `error: ${o.error}` : "none";
-/** A path as the user would type it: relative to the cwd when that is shorter. */
-const shown = (file: string): string => {
-  const rel = path.relative(process.cwd(), file);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : file;
-};
 
 export async function runDemo(dirOption: string | undefined, s: Style = makeStyle()): Promise<number> {
   const dir = path.resolve(dirOption ?? "blackbox-demo");
@@ -41,7 +37,7 @@ export async function runDemo(dirOption: string | undefined, s: Style = makeStyl
   out("   The agent plans a Saturday in Lisbon: it checks the weather, picks activities that suit it, and answers.");
   const parent = await runDemoAgent({ traceId: "trip", now: Date.now });
   await saveTrace(parentFile, parent);
-  out(`   wrote ${shown(parentFile)}: every model call and tool call, each step hash-chained to the one before`);
+  out(`   wrote ${shownPath(parentFile)}: every model call and tool call, each step hash-chained to the one before`);
   timeline(formatTimeline(parent, { color: s.color }));
 
   heading(2, "Replay");
@@ -62,7 +58,7 @@ export async function runDemo(dirOption: string | undefined, s: Style = makeStyl
   out(`   Steps 0-${at - 1} are copied with their hashes; from step ${at} on, the agent runs again and sees the new result.`);
   const child = await forkRun(loaded, { forkIndex: at, replacement: DEMO_RAIN, client: new DemoModelClient(), tools: demoTools, traceId: "trip-rain" });
   await saveTrace(childFile, child);
-  out(`   wrote ${shown(childFile)}`);
+  out(`   wrote ${shownPath(childFile)}`);
   timeline(formatTimeline(child, { color: s.color }));
 
   heading(4, "Diff");
@@ -73,12 +69,12 @@ export async function runDemo(dirOption: string | undefined, s: Style = makeStyl
     out(`   steps 0-${d.index - 1} have identical hashes; step ${d.index}'s prevHash is the parent's step ${d.index - 1} hash`);
   }
   for (const [file, o] of [[parentFile, outcome.a], [childFile, outcome.b]] as const) {
-    out(`   outcome of ${shown(file)}:`);
+    out(`   outcome of ${shownPath(file)}:`);
     out(`     ${o.status === "success" && typeof o.result === "string" ? o.result : outcomeText(o)}`);
   }
 
-  const p = shown(parentFile);
-  const c = shown(childFile);
+  const p = shownPath(parentFile);
+  const c = shownPath(childFile);
   const activities = loaded.steps.findIndex((st) => st.type === "tool_result" && (st.payload as { toolName?: string }).toolName === "find_activities");
   const next: [string, string][] = [
     [`blackbox show ${c}`, "the child's timeline, fork point marked"],

@@ -8,15 +8,17 @@
  * run token), nothing is guessed on top of it.
  */
 import { existsSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { endRunClaim, locksDir, runClaim, runToken, takeReported, unfinishedWhy, type Unfinished } from "../edges/claim.js";
 import { findConfig } from "../edges/config.js";
 import { noCallsDivergence, OWN_ENV_HINT } from "../edges/run.js";
 import { loadTrace } from "../edges/store.js";
 import { outcomeOf } from "../trace/outcome.js";
+import { callCounts } from "../trace/payloads.js";
 import { clip, printable } from "../trace/printable.js";
 import type { Trace } from "../trace/types.js";
 import type { BuiltinIo } from "./builtin.js";
+import { shownPath } from "./input.js";
 import { CliExit } from "./exit.js";
 import { useColor } from "./style.js";
 import { hookedEnv, runHooked } from "./spawnHooked.js";
@@ -133,18 +135,14 @@ async function doneLine(run: HookedRun): Promise<string> {
 
 /** "3 model calls, 2 tool calls, ended: success" */
 function holds(trace: Trace): string {
-  const count = (type: string) => trace.steps.filter((s) => s.type === type).length;
+  const { models, tools } = callCounts(trace.steps);
   const n = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
   const o = outcomeOf(trace);
   const ended = o.status === "success" ? "success" : o.status === "error" ? `error (${clip(printable(o.error ?? ""), 80)})` : "no outcome";
-  return `${n(count("model_input"), "model call")}, ${n(count("tool_call"), "tool call")}, ended: ${ended}`;
+  return `${n(models, "model call")}, ${n(tools, "tool call")}, ended: ${ended}`;
 }
 
-/** A path as the user would type it from here: relative when it is under the working folder. */
-function shown(file: string): string {
-  const rel = relative(process.cwd(), file);
-  return printable(rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file);
-}
+const shown = (file: string): string => printable(shownPath(file));
 
 /**
  * The config the processes of the run load. --config or BLACKBOX_CONFIG: that file, as an

@@ -2,6 +2,7 @@
  * Where `verify`, `diff` and `show` read a cassette: a path, or `-` for stdin
  * (`git show HEAD:runs/trip.json | blackbox diff - runs/trip.json`).
  */
+import { isAbsolute, relative } from "node:path";
 import type { Command } from "commander";
 import { MAX_CASSETTE_BYTES, loadTrace, readCassetteText, tooLarge } from "../edges/store.js";
 import { TraceLoadError } from "../errors.js";
@@ -35,6 +36,12 @@ export function readCliCassetteText(file: string, verb: string): Promise<string>
 }
 
 /** The name to put in messages about `file`. */
+/** A path as the user would type it from here: relative when it is under the working folder. */
+export function shownPath(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
+}
+
 export function cassetteLabel(file: string): string {
   return file === STDIN ? STDIN_LABEL : file;
 }

@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from "node:events";
 import type { ProviderName } from "../providers/types.js";
-import type { Forward, Session } from "../session/types.js";
+import type { Forward, HttpResponseLike, Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
 import { isFormData, withEncodedForm } from "./formBody.js";
 import { deferFetchStack, existingDispatcher, fallbackAgent, fetchStackDeferred, setGlobalDispatcherSlots } from "./fetchStack.js";
@@ -15,11 +15,9 @@ import { forwardThrough, type DispatcherLike } from "./forward.js";
 import { DOOR_MARK, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
 import { strayModelCall, strayRefusal, type StrayCall } from "./unrouted.js";
 import { bodyChunks, requestUrl, wireRequest, type DispatchOptions } from "./wire.js";
-import { adapters } from "../providers/index.js";
-import type { BlackboxError } from "../errors.js";
 
-/** The session as the door uses it; `fail` and `mode` to refuse a stray model call (src/edges/unrouted.ts). */
-type Door = Pick<Session, "route" | "handle"> & { readonly mode?: string; fail?(err: BlackboxError): void };
+/** The session as the door uses it; `mode` and `refuse` for a stray model call (src/edges/unrouted.ts). */
+type Door = Pick<Session, "route" | "handle" | "mode" | "refuse">;
 
 const LENGTH_AND_ENCODING: ReadonlySet<string> = new Set(["content-length", "content-encoding"]);
 
@@ -55,27 +53,12 @@ export class BlackboxDispatcher extends EventEmitter {
     }
     if (!provider) {
       const stray = url === undefined ? undefined : strayModelCall(opts.method, url, opts.headers);
-      if (stray) {
-        void this.#refuseStray(handler, stray);
-        return true;
-      }
-      return this.#passOn(opts, handler);
+      if (!stray) return this.#passOn(opts, handler);
+      void this.#answer(opts, handler, stray.provider, url!, stray);
+      return true;
     }
     void this.#answer(opts, handler, provider, url!);
     return true;
-  }
-
-  /** An SDK's model call to a base URL no route names: answered with the refusal, and the run fails with it. */
-  async #refuseStray(handler: AnyHandler, stray: StrayCall): Promise<void> {
-    const refusal = strayRefusal(stray, this.#session.mode);
-    this.#session.fail?.(refusal);
-    const sink = sinkFor(handler);
-    sink.start();
-    await undefined; // the reply comes after dispatch() returned, as #answer's does
-    if (sink.done) return;
-    sink.headers(400, { "content-type": "application/json", "x-should-retry": "false" }, "Bad Request");
-    sink.data(Buffer.from(JSON.stringify(adapters[stray.provider].errorBody(`[blackbox] ${refusal.message}`)), "utf8"));
-    sink.end();
   }
 
   #passOn(opts: DispatchOptions, handler: AnyHandler): boolean {
@@ -87,15 +70,20 @@ export class BlackboxDispatcher extends EventEmitter {
     return true;
   }
 
-  async #answer(opts: DispatchOptions, handler: AnyHandler, provider: ProviderName, url: URL): Promise<void> {
+  /** `stray`: an SDK's model call to a base URL no route names, answered with the session's refusal (the run fails with it). */
+  async #answer(opts: DispatchOptions, handler: AnyHandler, provider: ProviderName, url: URL, stray?: StrayCall): Promise<void> {
     const sink = sinkFor(handler);
     try {
       sink.start();
       if (sink.done) return;
-      const request = await wireRequest(isFormData(opts.body) ? await withEncodedForm(opts) : opts, url);
-      // Upstream (record, a live fork) goes below the door, aborted with the caller; made only then.
-      const forward: Forward = (req) => forwardThrough(this.previous)(req, sink.signal);
-      const response = await this.#session.handle(request, forward, undefined, provider);
+      let response: HttpResponseLike;
+      if (stray) response = await this.#session.refuse(provider, strayRefusal(stray, this.#session.mode));
+      else {
+        const request = await wireRequest(isFormData(opts.body) ? await withEncodedForm(opts) : opts, url);
+        // Upstream (record, a live fork) goes below the door, aborted with the caller; made only then.
+        const forward: Forward = (req) => forwardThrough(this.previous)(req, sink.signal);
+        response = await this.#session.handle(request, forward, undefined, provider);
+      }
       // the body is handed on decoded and whole: its length and encoding are fetch's to work out
       sink.headers(response.status, response.headers, response.statusText ?? "", LENGTH_AND_ENCODING);
       if (typeof response.body === "string") {

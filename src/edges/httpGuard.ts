@@ -90,19 +90,16 @@ export function guardHttpClients(session: GuardedSession): () => void {
           return;
         }
         refusal = strayRefusal(stray, session.mode);
-        session.fail(refusal);
-        refused.add(request);
-        if (stop) request.destroy(refusal);
-        return;
+      } else {
+        const model = session.modelEndpoint(request.method, url) !== undefined;
+        if (!model && (!session.route(url) || session.forwardsOther())) {
+          // not a model call, and one record passes upstream (as handleOther does): it goes, but
+          // its socket is not kept alive, so no model call can later be written to it unseen
+          request.shouldKeepAlive = false;
+          return;
+        }
+        refusal = refusalFor(request, url, session.mode, model);
       }
-      const model = session.modelEndpoint(request.method, url) !== undefined;
-      if (!model && (!session.route(url) || session.forwardsOther())) {
-        // not a model call, and one record passes upstream (as handleOther does): it goes, but
-        // its socket is not kept alive, so no model call can later be written to it unseen
-        request.shouldKeepAlive = false;
-        return;
-      }
-      refusal = refusalFor(request, url, session.mode, model);
       session.fail(refusal);
     } catch (err) {
       refusal = err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError(String((err as Error)?.message ?? err));

@@ -13,6 +13,7 @@ import { ReplayDivergenceError } from "../errors.js";
 import { loadTraceSync } from "../session/lazy.js";
 import { divergence } from "../session/source.js";
 import type { SessionOptions } from "../session/types.js";
+import { callCounts } from "../trace/payloads.js";
 import type { Trace } from "../trace/types.js";
 import { endRunClaim, locksDir, runClaim, runToken, takeReported, unfinishedWhy } from "./claim.js";
 import { onProcessExit } from "./processExit.js";
@@ -22,8 +23,7 @@ export const OWN_ENV_HINT = "a process started with an environment of its own (s
 
 /** The divergence of a replay whose process(es) made no call, or undefined when the recording has none either. */
 export function noCallsDivergence(trace: Trace, who: string): ReplayDivergenceError | undefined {
-  const models = trace.steps.filter((s) => s.type === "model_input").length;
-  const tools = trace.steps.filter((s) => s.type === "tool_call").length;
+  const { models, tools } = callCounts(trace.steps);
   if (models + tools === 0) return undefined;
   const first = trace.steps.find((s) => s.type === "model_input" || s.type === "tool_call");
   return divergence(

@@ -6,6 +6,7 @@ import {
 } from "../errors.js";
 import { MessageThreads, type ThreadedRequest } from "../providers/anthropicThreads.js";
 import { adapters } from "../providers/index.js";
+import { isObj } from "../providers/wire.js";
 import { ToolCallIds } from "../providers/ids.js";
 import type { ParsedModelRequest, ProviderAdapter, ProviderName, WireRequest } from "../providers/types.js";
 import { TraceBuilder } from "../trace/builder.js";
@@ -177,6 +178,12 @@ export class SessionImpl implements Session {
     this.firstError ??= err;
   }
 
+  /** A door's own refusal of a provider call (an SDK's model call to a base URL no route names, src/edges/unrouted.ts): the run fails with it, and the SDK gets it as any refused call. */
+  refuse(provider: ProviderName, err: BlackboxError): HttpResponseLike {
+    this.fail(err);
+    return this.errorResponse(adapters[provider], err);
+  }
+
   /** Whether a provider call that is not a model call goes upstream (record, a live fork), as handleOther does. */
   forwardsOther(): boolean {
     return this.mode === "record" || (this.mode === "fork" && continueWithOf(this.opts) === "live");
@@ -258,8 +265,8 @@ export class SessionImpl implements Session {
 
   /** A message thread's turn as the whole request it stands for (src/providers/anthropicThreads.ts); any other body as it is. */
   private readonly expandThread = (provider: ProviderName, body: unknown): unknown => {
-    if (provider !== "anthropic" || body === null || typeof body !== "object" || Array.isArray(body)) return body;
-    this.thread = this.threads.expand(body as Record<string, unknown>);
+    if (provider !== "anthropic" || !isObj(body)) return body;
+    this.thread = this.threads.expand(body);
     return this.thread?.full ?? body;
   };
 

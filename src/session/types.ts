@@ -1,5 +1,6 @@
 import type { ProviderName, WireRequest } from "../providers/types.js";
 import type { JsonValue, ModelOutput } from "../trace/types.js";
+import type { BlackboxError } from "../errors.js";
 
 export type Mode = "off" | "record" | "replay" | "fork";
 export type MatchMode = "strict" | "sequence";
@@ -81,6 +82,8 @@ export interface Session {
    * the URL's origin decides, and a request to no provider origin is forwarded.
    */
   handle(request: WireRequest, forward: Forward, signal?: AbortSignal, provider?: ProviderName): Promise<HttpResponseLike>;
+  /** A door's own refusal of a provider call (a model call to a base URL no route names): the run fails with it; the reply the SDK gets. */
+  refuse(provider: ProviderName, err: BlackboxError): HttpResponseLike;
   /** True once the session has seen a model or tool call. */
   readonly active: boolean;
   /** Undo every patch and exit hook this session installed. Harmless twice. */

@@ -7,6 +7,17 @@ import type {
   TraceStep,
 } from "./types.js";
 
+/** How many model calls (model_input steps) and tool calls (tool_call steps) a run holds. */
+export function callCounts(steps: readonly TraceStep[]): { models: number; tools: number } {
+  let models = 0;
+  let tools = 0;
+  for (const s of steps) {
+    if (s.type === "model_input") models++;
+    else if (s.type === "tool_call") tools++;
+  }
+  return { models, tools };
+}
+
 /** A fork child's fork point: the number after the last ":" of its forkedFromStepId, else undefined. */
 export function forkIndexOf(trace: Pick<Trace, "forkedFromStepId">): number | undefined {
   const m = trace.forkedFromStepId ? /:(\d+)$/.exec(trace.forkedFromStepId) : null;
