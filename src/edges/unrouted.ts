@@ -29,8 +29,12 @@ export interface StrayCall {
 /** What ends each provider's model endpoint path (the base URL is what comes before). */
 const ENDPOINT: Record<ProviderName, string> = { anthropic: "/v1/messages", openai: "/chat/completions" };
 
-/** The SDK client classes that write each user-agent (the openai package's clients put their class name first). */
-const AGENT = /^(OpenAI|AzureOpenAI|Anthropic)\/JS (\S+)/;
+/**
+ * The SDK client classes that write each user-agent: the openai package's put their class
+ * name first; the Anthropic SDK's is `Anthropic/JS`, and the cloud clients built on it
+ * (AnthropicBedrock, AnthropicVertex, AnthropicAws, AnthropicFoundry) name themselves.
+ */
+const AGENT = /^(OpenAI|AzureOpenAI|Anthropic[A-Za-z]*)\/JS (\S+)/;
 
 /** The stray model call `method url headers` is, or undefined for any other request (checked by path first: no header is read for most). */
 export function strayModelCall(method: string, url: URL, headers: unknown): StrayCall | undefined {
@@ -38,11 +42,14 @@ export function strayModelCall(method: string, url: URL, headers: unknown): Stra
   if (kinds.every(([, kind]) => kind === "other")) return undefined;
   const agent = AGENT.exec(normalizeHeaders(headers)["user-agent"] ?? "");
   if (!agent) return undefined;
-  const provider: ProviderName = agent[1] === "Anthropic" ? "anthropic" : "openai";
+  const client = agent[1]!;
+  const provider: ProviderName = client.startsWith("Anthropic") ? "anthropic" : "openai";
   const kind = kinds.find(([p]) => p === provider)![1];
   if (kind === "other") return undefined;
-  const azure = agent[1] === "AzureOpenAI";
-  const sdk = `${provider === "openai" ? "openai" : "@anthropic-ai/sdk"} ${agent[2]}${azure ? " (AzureOpenAI)" : ""}`;
+  const azure = client === "AzureOpenAI";
+  // "openai 6.49.0", "openai 6.49.0 (AzureOpenAI)", "@anthropic-ai/sdk 1.15.0 (AnthropicBedrock)": the core SDK's version
+  const named = client === "OpenAI" || client === "Anthropic" ? "" : ` (${client})`;
+  const sdk = `${provider === "openai" ? "openai" : "@anthropic-ai/sdk"} ${agent[2]}${named}`;
   const path = url.pathname.replace(/\/+$/, "");
   if (kind !== "model") return { provider, sdk, base: url.origin, azure, unsupported: kind.unsupported };
   let base = path.slice(0, path.length - ENDPOINT[provider].length);

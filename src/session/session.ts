@@ -133,7 +133,8 @@ export class SessionImpl implements Session {
     if (this.mode !== "replay") this.collectSecrets(request); // for the cassette a record or fork writes
     try {
       if (kind === "other") return await this.handleOther(request, forward, signal, url);
-      if (typeof kind === "object") throw new BlackboxUnsupportedError(kind.unsupported);
+      // refused wherever it goes (the Responses API, Bedrock's API...): the run fails with it, as for a stray call
+      if (typeof kind === "object") return this.refuse(provider, new BlackboxUnsupportedError(kind.unsupported));
       return await this.handleModel(adapter, request, forward, signal);
     } catch (err) {
       if (err instanceof BlackboxError) return this.errorResponse(adapter, err);

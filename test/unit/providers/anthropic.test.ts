@@ -24,6 +24,21 @@ describe("anthropic classify", () => {
     }
     expect(a.classify("GET", u("https://api.anthropic.com/v1/sessionsx"))).toBe("other");
   });
+  it("refuses Bedrock's InvokeModel and Vertex AI's rawPredict (the AnthropicBedrock / AnthropicVertex clients' model calls) by name", () => {
+    for (const path of ["/model/anthropic.claude-sonnet-4-6-v1%3A0/invoke", "/model/us.anthropic.claude-sonnet-4-6/invoke-with-response-stream/"]) {
+      expect(a.classify("POST", u(`https://bedrock-runtime.us-east-1.amazonaws.com${path}`)), path).toEqual({
+        unsupported: expect.stringContaining("Claude on Amazon Bedrock (the AnthropicBedrock client of @anthropic-ai/bedrock-sdk) calls Bedrock's InvokeModel API, not the Anthropic Messages API"),
+      });
+    }
+    for (const model of ["claude-sonnet-4-6:rawPredict", "claude-sonnet-4-6:streamRawPredict", "count-tokens:rawPredict"]) {
+      expect(a.classify("POST", u(`https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/publishers/anthropic/models/${model}`)), model).toEqual({
+        unsupported: expect.stringContaining("Claude on Vertex AI (the AnthropicVertex client of @anthropic-ai/vertex-sdk) calls Vertex AI's rawPredict API"),
+      });
+    }
+    // not those APIs: a path that only looks alike, another publisher's model
+    expect(a.classify("POST", u("https://gw.internal/model/x/invokes"))).toBe("other");
+    expect(a.classify("POST", u("https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/publishers/google/models/gemini:rawPredict"))).toBe("other");
+  });
 });
 
 const history = {
