@@ -27,6 +27,8 @@ const MODULE_EXTENSIONS = ["", ".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"];
 /** One tool the hooks wrap: `exportName` of the file `file`, recorded as `name`. */
 export interface ToolTarget {
   name: string;
+  /** The config gave `name` ({ module, export, name }): it holds for a runner tool object too, whose own name is used otherwise (src/edges/runnerTools.ts). */
+  named?: boolean;
   file: string;
   exportName: string;
   /** "tools[i]" for messages. */
@@ -333,6 +335,7 @@ export async function validateConfig(file: string, raw: unknown): Promise<Loaded
     const entry = `tools[${i}]`;
     const path = resolveModule(base, tool.module);
     if (!path) throw new BlackboxConfigError(`${file}: ${entry}: module "${tool.module}" does not exist (looked in ${base}); fix the path, relative to the config file`);
+    const named = !("exports" in tool) && tool.name !== undefined;
     const wanted = "exports" in tool ? tool.exports.map((e) => [e, e] as const) : [[tool.export, tool.name ?? tool.export] as const];
     const scan = scanExports(readFileSync(path, "utf8"));
     for (const [exportName, name] of wanted) {
@@ -348,7 +351,7 @@ export async function validateConfig(file: string, raw: unknown): Promise<Loaded
         throw new BlackboxConfigError(`${file}: ${entry}: tool name "${name}" looks like a provider id (${looksProvider}), which a cassette must not contain; give it another name ({ module, export, name })`);
       }
       seen.set(name, entry);
-      tools.push({ name, file: path, exportName, entry, config: file });
+      tools.push({ name, ...(named ? { named } : {}), file: path, exportName, entry, config: file });
     }
   });
   return { file, tools, providers: { anthropic: config.providers?.anthropic ?? [], openai: config.providers?.openai ?? [] } };

@@ -45,6 +45,8 @@ export interface EsmToolHost {
   adopt(target: ToolTarget, exported: AnyFn, fn: AnyFn): void;
   /** A configured export that is missing or not a function (default: exit 2 with a message). */
   missing(target: ToolTarget, found: string): void;
+  /** Wrap `value`'s function in place if it is a tool runner's tool object (src/edges/runnerTools.ts); whether it was one. */
+  tool(target: ToolTarget, value: unknown): boolean;
 }
 
 /** Which of the three roads (top of this file) the wrapper source takes in this process. */
@@ -55,7 +57,8 @@ interface Registry {
   road?: EsmRoad;
   /** `entry`: the wrapper module's function the agent called (a refusal's stack starts at that call). */
   call(id: number, i: number, ns: Namespace, self: unknown, args: unknown[], entry?: AnyFn): unknown;
-  loaded(id: number, ns: Namespace, exported: AnyFn[]): void;
+  /** By index, the value to export in place of the wrapper's function (a runner tool object), else undefined. */
+  loaded(id: number, ns: Namespace, exported: AnyFn[]): unknown[];
 }
 
 /** session.tool's entry for callers that name the function the agent called (src/session/session.ts). */
@@ -91,16 +94,18 @@ function makeRegistry(states: FileState[], host: EsmToolHost): Registry {
       return from && entry ? from(self, args, entry) : bound.wrapped.apply(self, args);
     },
     loaded(id, ns, exported) {
-      states[id]!.targets.forEach((target, i) => {
+      return states[id]!.targets.map((target, i) => {
         let fn: unknown;
         try {
           fn = ns[target.exportName];
         } catch {
-          return; // still uninitialized (an import cycle): checked at its first call
+          return undefined; // still uninitialized (an import cycle): checked at its first call
         }
         if (typeof fn === "function") host.adopt(target, exported[i]!, fn as AnyFn);
+        else if (host.tool(target, fn)) return fn;
         // `export let f;` assigned later: its first call checks it
         else if (!(fn === undefined && target.exportName in ns)) host.missing(target, describe(fn));
+        return undefined;
       });
     },
   };

@@ -16,6 +16,7 @@ import { markReported } from "./claim.js";
 import type { ToolTarget } from "./config.js";
 import { installEsmTools } from "./esmTools.js";
 import { replaceProperty } from "./patch.js";
+import { runnerTool, runnerToolName } from "./runnerTools.js";
 
 const WRAPPED = Symbol.for("ardaulas.blackbox.tool.v1");
 
@@ -27,7 +28,9 @@ type Load = (request: unknown, parent: unknown, ...rest: unknown[]) => unknown;
 export type MissingExport = (target: ToolTarget, found: string) => void;
 
 function defaultMissing(target: ToolTarget, found: string): void {
-  process.stderr.write(`blackbox: ${target.config}: ${target.entry}: ${target.file} has no function export "${target.exportName}" (${found}); fix the export name\n`);
+  process.stderr.write(
+    `blackbox: ${target.config}: ${target.entry}: ${target.file} has no function export "${target.exportName}" (${found}); fix the export name (a function, or an SDK tool runner's tool object: betaTool(), betaZodTool(), a runTools() function tool)\n`,
+  );
   markReported(); // the run's root adds nothing to this line
   process.exit(2);
 }
@@ -36,10 +39,21 @@ function isWrapped(fn: unknown): boolean {
   return typeof fn === "function" && (fn as unknown as Record<symbol, unknown>)[WRAPPED] !== undefined;
 }
 
-function wrap(session: ToolSession, target: ToolTarget, fn: AnyFn): AnyFn {
-  const wrapped = session.tool(target.name, fn) as AnyFn;
+function wrap(session: ToolSession, target: ToolTarget, fn: AnyFn, name = target.name): AnyFn {
+  const wrapped = session.tool(name, fn) as AnyFn;
   Object.defineProperty(wrapped, WRAPPED, { value: fn });
   return wrapped;
+}
+
+/** Wrap `value`'s function in place if it is a tool runner's tool object; whether it was one. */
+function wrapRunnerTool(session: ToolSession, target: ToolTarget, value: unknown, missing: MissingExport): boolean {
+  const tool = runnerTool(value);
+  if (!tool) return false;
+  if (isWrapped(tool.fn)) return true;
+  if (!tool.replace(wrap(session, target, tool.fn, runnerToolName(target, tool)))) {
+    missing(target, "it is a tool object whose function cannot be replaced: it is frozen");
+  }
+  return true;
 }
 
 /** A CommonJS module's exports with the targets wrapped (a copy where they cannot be assigned). */
@@ -50,7 +64,7 @@ function patchExports(exported: unknown, targets: ToolTarget[], session: ToolSes
     const current = result[target.exportName];
     if (isWrapped(current)) continue;
     if (typeof current !== "function") {
-      missing(target, current === undefined ? "it is not exported" : `it is a ${typeof current}`);
+      if (!wrapRunnerTool(session, target, current, missing)) missing(target, current === undefined ? "it is not exported" : `it is a ${typeof current}`);
       continue;
     }
     const wrapped = wrap(session, target, current as AnyFn);
@@ -131,6 +145,7 @@ export async function installToolHooks(
       Object.defineProperty(exported, WRAPPED, { value: fn });
     },
     missing,
+    tool: (target, value) => wrapRunnerTool(session, target, value, missing),
   });
   const undoImport = hookEsmImportOfCommonJs(imported, patchFile);
   const { Hook: RequireHook } = await import("require-in-the-middle");

@@ -5,7 +5,9 @@
  * hoisted, so a module of an import cycle can call it before the wrapper has run, and each
  * call reads the original's live binding, so an export the module reassigns is called as
  * it is now. The calls go to the registry the main thread keeps on globalThis
- * (esmTools.ts), so the wrapper imports nothing but the original.
+ * (esmTools.ts), so the wrapper imports nothing but the original. An export that turns
+ * out to be an SDK tool runner's tool object (src/edges/runnerTools.ts) has its function
+ * wrapped in place when the file has loaded, and the export is rebound to the object.
  *
  * Pure: source text in, source text out. The same wrapper is served whichever way the
  * source reaches Node (a loader hook on either thread, or the main-thread read).
@@ -55,7 +57,9 @@ function wrapperSource(originalHref: string, file: WrappedFile, hasDefault: bool
     lines.push(`export { __blackbox_${i} as ${JSON.stringify(name)} };`);
   });
   const exported = file.exportNames.map((_, i) => `__blackbox_${i}`).join(", ");
-  lines.push(`${registry}.loaded(${file.id}, __blackbox_ns, [${exported}]);`);
+  // an export that is a tool runner's tool object (wrapped in place: src/edges/runnerTools.ts) is exported as itself
+  lines.push(`const __blackbox_tools = ${registry}.loaded(${file.id}, __blackbox_ns, [${exported}]);`);
+  file.exportNames.forEach((_, i) => lines.push(`if (__blackbox_tools[${i}] !== undefined) __blackbox_${i} = __blackbox_tools[${i}];`));
   return `${lines.join("\n")}\n`;
 }
 

@@ -109,7 +109,7 @@ test("an export hidden behind `export *` is checked when the module loads, with 
   writeFileSync(join(dir, "agent.mjs"), 'import { get_weather } from "./reexport.mjs";\nconsole.log("agent ran", typeof get_weather);\n');
   const err = await refused(dir);
   expect(err).toBe(
-    `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "reexport.mjs")} has no function export "nope" (it is not exported); fix the export name\n`,
+    `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "reexport.mjs")} has no function export "nope" (it is not exported); fix the export name (a function, or an SDK tool runner's tool object: betaTool(), betaZodTool(), a runTools() function tool)\n`,
   );
 });
 

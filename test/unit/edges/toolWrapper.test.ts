@@ -38,7 +38,10 @@ describe("wrapToolModule", () => {
       'export { __blackbox_0 as "get_weather" };',
       'function __blackbox_1(...args) { return globalThis[Symbol.for("ardaulas.blackbox.esmTools.v1")].call(3, 1, __blackbox_ns, this, args, __blackbox_1); }',
       'export { __blackbox_1 as "odd name" };',
-      'globalThis[Symbol.for("ardaulas.blackbox.esmTools.v1")].loaded(3, __blackbox_ns, [__blackbox_0, __blackbox_1]);',
+      'const __blackbox_tools = globalThis[Symbol.for("ardaulas.blackbox.esmTools.v1")].loaded(3, __blackbox_ns, [__blackbox_0, __blackbox_1]);',
+      // an export that is a tool runner's tool object is exported as itself (its function wrapped in place)
+      "if (__blackbox_tools[0] !== undefined) __blackbox_0 = __blackbox_tools[0];",
+      "if (__blackbox_tools[1] !== undefined) __blackbox_1 = __blackbox_tools[1];",
       "",
     ]);
   });
