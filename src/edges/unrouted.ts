@@ -36,20 +36,38 @@ const ENDPOINT: Record<ProviderName, string> = { anthropic: "/v1/messages", open
  */
 const AGENT = /^(OpenAI|AzureOpenAI|Anthropic[A-Za-z]*)\/JS (\S+)/;
 
+/**
+ * Which SDK sent `h`: by its user-agent (AGENT), else by the headers that SDKs generated
+ * like these two send (`x-stainless-package-version`; `anthropic-version` from an
+ * Anthropic one): a subclass (`class MyOpenAI extends OpenAI` sends `MyOpenAI/JS`), a
+ * bundle that renamed the class (`t/JS 6.49.0`), an SDK made the same way for an API like
+ * these (Groq's). Named then by what it says of itself, not as one of the two.
+ */
+function sdkOf(h: Record<string, string>): { provider: ProviderName; sdk: string; azure: boolean } | undefined {
+  const ua = h["user-agent"] ?? "";
+  const agent = AGENT.exec(ua);
+  if (agent) {
+    const client = agent[1]!;
+    const provider: ProviderName = client.startsWith("Anthropic") ? "anthropic" : "openai";
+    // "openai 6.49.0", "openai 6.49.0 (AzureOpenAI)", "@anthropic-ai/sdk 1.15.0 (AnthropicBedrock)": the core SDK's version
+    const named = client === "OpenAI" || client === "Anthropic" ? "" : ` (${client})`;
+    return { provider, sdk: `${provider === "openai" ? "openai" : "@anthropic-ai/sdk"} ${agent[2]}${named}`, azure: client === "AzureOpenAI" };
+  }
+  const version = h["x-stainless-package-version"];
+  if (version === undefined) return undefined;
+  const provider: ProviderName = h["anthropic-version"] !== undefined ? "anthropic" : "openai";
+  return { provider, sdk: `an SDK client (user-agent ${JSON.stringify(ua.slice(0, 60))}, package version ${JSON.stringify(version.slice(0, 20))})`, azure: false };
+}
+
 /** The stray model call `method url headers` is, or undefined for any other request (checked by path first: no header is read for most). */
 export function strayModelCall(method: string, url: URL, headers: unknown): StrayCall | undefined {
   const kinds = (Object.keys(ENDPOINT) as ProviderName[]).map((p) => [p, adapters[p].classify(String(method), url)] as const);
   if (kinds.every(([, kind]) => kind === "other")) return undefined;
-  const agent = AGENT.exec(normalizeHeaders(headers)["user-agent"] ?? "");
-  if (!agent) return undefined;
-  const client = agent[1]!;
-  const provider: ProviderName = client.startsWith("Anthropic") ? "anthropic" : "openai";
+  const from = sdkOf(normalizeHeaders(headers));
+  if (!from) return undefined;
+  const { provider, sdk, azure } = from;
   const kind = kinds.find(([p]) => p === provider)![1];
   if (kind === "other") return undefined;
-  const azure = client === "AzureOpenAI";
-  // "openai 6.49.0", "openai 6.49.0 (AzureOpenAI)", "@anthropic-ai/sdk 1.15.0 (AnthropicBedrock)": the core SDK's version
-  const named = client === "OpenAI" || client === "Anthropic" ? "" : ` (${client})`;
-  const sdk = `${provider === "openai" ? "openai" : "@anthropic-ai/sdk"} ${agent[2]}${named}`;
   const path = url.pathname.replace(/\/+$/, "");
   if (kind !== "model") return { provider, sdk, base: url.origin, azure, unsupported: kind.unsupported };
   let base = path.slice(0, path.length - ENDPOINT[provider].length);

@@ -340,6 +340,22 @@ catch (err) { console.log("refused:", err.message); }
     expect(fx.fake.requests.length).toBe(seen);
   });
 
+  // openai names its client class in the user-agent: a subclass, or a bundle that renamed the class, sends another name
+  it.each([
+    ["a subclass", "class MyOpenAI extends OpenAI {}", "MyOpenAI"],
+    ["a class a bundler renamed", "const t = class extends OpenAI {}", "t"],
+  ])("record, openai through %s: still known as an SDK (its x-stainless headers), stopped", async (_what, decl, name) => {
+    const out = join(fx.dir, `stray-${name}.json`);
+    const seen = fx.fake.requests.length;
+    const code = strayAgent("openai").replace("const client = new OpenAI(", `${decl}\nconst client = new ${name}(`);
+    const r = await hookedNode(fx.dir, [agent(`stray-${name}`, code)], stray("record", out));
+    const base = `${fx.fake.url}/v1`;
+    expect(r.stdout).toContain(`refused: 400 [blackbox] a model call of an SDK client (user-agent "${name}/JS 6.49.0", package version "6.49.0") went to ${base}, which is not a provider base URL Blackbox knows`);
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+    expect(fx.fake.requests.length).toBe(seen);
+  });
+
   it("replay: stopped rather than sent to the network, and the run fails", async () => {
     const seen = fx.fake.requests.length;
     const r = await hookedNode(fx.dir, [agent("stray-replay", strayAgent("openai"))], stray("replay", join(ROOT, "examples", "zero-code", "runs", "trip.json")));
