@@ -36,12 +36,15 @@ const ENDPOINT: Record<ProviderName, string> = { anthropic: "/v1/messages", open
  */
 const AGENT = /^(OpenAI|AzureOpenAI|Anthropic[A-Za-z]*)\/JS (\S+)/;
 
+const AI_SDK = /(^|\s)ai-sdk\//;
+
 /**
  * Which SDK sent `h`: by its user-agent (AGENT), else by the headers that SDKs generated
  * like these two send (`x-stainless-package-version`; `anthropic-version` from an
  * Anthropic one): a subclass (`class MyOpenAI extends OpenAI` sends `MyOpenAI/JS`), a
  * bundle that renamed the class (`t/JS 6.49.0`), an SDK made the same way for an API like
- * these (Groq's). Named then by what it says of itself, not as one of the two.
+ * these (Groq's); and the Vercel AI SDK by its user-agent. Named then by what it says of
+ * itself, not as one of the two.
  */
 function sdkOf(h: Record<string, string>): { provider: ProviderName; sdk: string; azure: boolean } | undefined {
   const ua = h["user-agent"] ?? "";
@@ -54,9 +57,11 @@ function sdkOf(h: Record<string, string>): { provider: ProviderName; sdk: string
     return { provider, sdk: `${provider === "openai" ? "openai" : "@anthropic-ai/sdk"} ${agent[2]}${named}`, azure: client === "AzureOpenAI" };
   }
   const version = h["x-stainless-package-version"];
-  if (version === undefined) return undefined;
+  // the Vercel AI SDK's providers (@ai-sdk/anthropic, @ai-sdk/openai) send the wire formats themselves: `ai/6.0.326 ai-sdk/provider-utils/4.0.65 ...`
+  if (version === undefined && !AI_SDK.test(ua)) return undefined;
   const provider: ProviderName = h["anthropic-version"] !== undefined ? "anthropic" : "openai";
-  return { provider, sdk: `an SDK client (user-agent ${JSON.stringify(ua.slice(0, 60))}, package version ${JSON.stringify(version.slice(0, 20))})`, azure: false };
+  const pkg = version === undefined ? "" : `, package version ${JSON.stringify(version.slice(0, 20))}`;
+  return { provider, sdk: `an SDK client (user-agent ${JSON.stringify(ua.slice(0, 60))}${pkg})`, azure: false };
 }
 
 /** The stray model call `method url headers` is, or undefined for any other request (checked by path first: no header is read for most). */

@@ -98,11 +98,11 @@ function buildResponse(output: ModelOutput, request: ParsedModelRequest, ids: To
   const text = output.type === "tool_call" ? undefined : output.text;
   const stop = output.type === "tool_call" ? undefined : output.stop;
   const content: JsonValue[] = [];
-  if (text !== undefined && (text !== "" || calls.length === 0)) content.push({ type: "text", text, citations: null });
+  if (text !== undefined && (text !== "" || calls.length === 0)) content.push({ type: "text", text });
   for (const c of calls) {
     content.push({ type: "tool_use", id: ids.wireIdFor(c.toolCallId), name: c.toolName, input: c.toolInput });
   }
-  if (content.length === 0) content.push({ type: "text", text: "", citations: null });
+  if (content.length === 0) content.push({ type: "text", text: "" });
   const stopReason =
     stop === "length" ? "max_tokens" : stop === "refusal" ? "refusal" : calls.length > 0 ? "tool_use" : "end_turn";
   return {

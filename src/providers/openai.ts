@@ -23,7 +23,7 @@ function classify(method: string, url: URL): RequestKind {
   if (post && path.endsWith("/responses")) {
     return {
       unsupported:
-        "The OpenAI Responses API (client.responses.create) is not supported yet; use client.chat.completions.create instead.",
+        "The OpenAI Responses API (client.responses.create) is not supported yet; use client.chat.completions.create instead (with the Vercel AI SDK: openai.chat(model), not openai(model)).",
     };
   }
   return "other";

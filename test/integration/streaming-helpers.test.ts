@@ -49,7 +49,7 @@ async function recordAndReplay<T>(provider: Provider, door: Door, replies: FakeR
   return { live, replayed, cassette: JSON.parse(readFileSync(file, "utf8")) };
 }
 
-/** A content block without what differs by design: the provider's id, and the `citations: null` a served text block carries. */
+/** A content block without what differs by design: the provider's id, and the `citations: null` a live text block may carry (a served one has none). */
 function comparable(block: object): object {
   const { id, citations, ...rest } = block as Record<string, unknown>;
   return { ...rest, ...(id === undefined ? {} : { id: "<id>" }), ...(citations == null ? {} : { citations }) };
