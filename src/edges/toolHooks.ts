@@ -17,6 +17,7 @@ import type { ToolTarget } from "./config.js";
 import { installEsmTools } from "./esmTools.js";
 import { replaceProperty } from "./patch.js";
 import { runnerTool, runnerToolName } from "./runnerTools.js";
+import { findProviderId } from "../trace/neutrality.js";
 
 const WRAPPED = Symbol.for("ardaulas.blackbox.tool.v1");
 
@@ -50,7 +51,17 @@ function wrapRunnerTool(session: ToolSession, target: ToolTarget, value: unknown
   const tool = runnerTool(value);
   if (!tool) return false;
   if (isWrapped(tool.fn)) return true;
-  if (!tool.replace(wrap(session, target, tool.fn, runnerToolName(target, tool)))) {
+  const name = runnerToolName(target, tool);
+  // the config checked the export's name; the tool's own name is only known now (session.tool would throw mid-import)
+  const looksProvider = findProviderId(name);
+  if (looksProvider) {
+    process.stderr.write(
+      `blackbox: ${target.config}: ${target.entry}: tool name "${name}" (the tool object's own name) looks like a provider id (${looksProvider}), which a cassette must not contain; give it another name ({ module, export, name })\n`,
+    );
+    markReported();
+    process.exit(2);
+  }
+  if (!tool.replace(wrap(session, target, tool.fn, name))) {
     missing(target, "it is a tool object whose function cannot be replaced: it is frozen");
   }
   return true;
