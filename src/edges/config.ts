@@ -27,7 +27,7 @@ const MODULE_EXTENSIONS = ["", ".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"];
 /** One tool the hooks wrap: `exportName` of the file `file`, recorded as `name`. */
 export interface ToolTarget {
   name: string;
-  /** The config gave `name` ({ module, export, name }): it holds for a runner tool object too, whose own name is used otherwise (src/edges/runnerTools.ts). */
+  /** The config gave `name` ({ module, export, name }); a runner tool object's must be its own (src/edges/runnerTools.ts). */
   named?: boolean;
   file: string;
   exportName: string;

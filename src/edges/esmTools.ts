@@ -29,6 +29,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ToolTarget } from "./config.js";
 import { REGISTRY_KEY, isOriginal, wrapLoaded, wrapToolModule, type Lex, type LoadResult, type WrappedFile } from "./toolWrapper.js";
 import { replaceProperty } from "./patch.js";
+import { describeExport } from "./runnerTools.js";
 import { reportUnreadable } from "./toolWarn.js";
 
 type AnyFn = (...args: unknown[]) => unknown;
@@ -70,7 +71,6 @@ interface FileState {
   bound: Array<{ fn: AnyFn; wrapped: AnyFn } | undefined>;
 }
 
-const describe = (value: unknown) => (value === undefined ? "it is not exported" : `it is a ${typeof value}`);
 
 /** One target per export name (the first wins, as when a hook meets a function already wrapped). */
 function distinctExports(targets: ToolTarget[]): ToolTarget[] {
@@ -85,7 +85,7 @@ function makeRegistry(states: FileState[], host: EsmToolHost): Registry {
       const target = state.targets[i]!;
       const fn = ns[target.exportName];
       if (typeof fn !== "function") {
-        host.missing(target, describe(fn));
+        host.missing(target, describeExport(fn));
         throw new TypeError(`blackbox: ${target.file}: export "${target.exportName}" is not a function`);
       }
       let bound = state.bound[i];
@@ -104,7 +104,7 @@ function makeRegistry(states: FileState[], host: EsmToolHost): Registry {
         if (typeof fn === "function") host.adopt(target, exported[i]!, fn as AnyFn);
         else if (host.tool(target, fn)) return fn;
         // `export let f;` assigned later: its first call checks it
-        else if (!(fn === undefined && target.exportName in ns)) host.missing(target, describe(fn));
+        else if (!(fn === undefined && target.exportName in ns)) host.missing(target, describeExport(fn));
         return undefined;
       });
     },

@@ -2,7 +2,8 @@
  * An SDK tool runner's tool object, which a config may name in place of a function: the
  * Anthropic SDK's `betaTool()` / `betaZodTool()` for `toolRunner()` (`{ type: "custom", name,
  * input_schema, run, parse }`) and the openai SDK's `runTools()` tools (`{ type: "function",
- * function: { name, function, parse, parameters } }`, `zodFunction()`'s too). The hooks wrap
+ * function: { name, function, parse, parameters } }`; not `zodFunction()`'s, whose function
+ * sits in a read-only `$callback` and which is strict, see describeExport). The hooks wrap
  * its function where it sits, in the object itself: the runner calls `tool.run(...)` /
  * `tool.function.function(...)`, and the module's own references to the object (a list of
  * tools it builds from it) hold the wrapped tool as well.
@@ -45,7 +46,19 @@ export function runnerTool(value: unknown): RunnerTool | undefined {
   return undefined;
 }
 
-/** The name a runner tool is recorded under: the config's `name` when it gave one, else the tool's own. */
-export function runnerToolName(target: { name: string; named?: boolean }, tool: RunnerTool): string {
-  return target.named ? target.name : (tool.name ?? target.name);
+/**
+ * The name a runner tool's steps are recorded under: its own, the name the model calls it
+ * by (a recorded call is matched to the model's by name), else the config's.
+ */
+export function runnerToolName(target: { name: string }, tool: RunnerTool): string {
+  return tool.name ?? target.name;
+}
+
+/** Why a configured export that is not a function cannot be wrapped (after "has no function export X"). */
+export function describeExport(value: unknown): string {
+  if (value === undefined) return "it is not exported";
+  if (isObj(value) && value.$brand === "auto-parseable-tool") {
+    return 'it is a zodFunction() tool, whose function sits where it cannot be wrapped, and which is strict (not supported yet); write it as { type: "function", function: { name, parameters, parse, function } }';
+  }
+  return `it is a ${typeof value}`;
 }

@@ -16,7 +16,7 @@ import { markReported } from "./claim.js";
 import type { ToolTarget } from "./config.js";
 import { installEsmTools } from "./esmTools.js";
 import { replaceProperty } from "./patch.js";
-import { runnerTool, runnerToolName } from "./runnerTools.js";
+import { describeExport, runnerTool, runnerToolName } from "./runnerTools.js";
 import { findProviderId } from "../trace/neutrality.js";
 
 const WRAPPED = Symbol.for("ardaulas.blackbox.tool.v1");
@@ -28,12 +28,18 @@ type Load = (request: unknown, parent: unknown, ...rest: unknown[]) => unknown;
 /** Reports an export the config names but the loaded module lacks (default: exit 2 with a message). */
 export type MissingExport = (target: ToolTarget, found: string) => void;
 
-function defaultMissing(target: ToolTarget, found: string): void {
-  process.stderr.write(
-    `blackbox: ${target.config}: ${target.entry}: ${target.file} has no function export "${target.exportName}" (${found}); fix the export name (a function, or an SDK tool runner's tool object: betaTool(), betaZodTool(), a runTools() function tool)\n`,
-  );
+/** A configured tool that cannot be wrapped: the config's one line, exit 2 before the agent goes on. */
+function refuseTool(target: ToolTarget, problem: string): never {
+  process.stderr.write(`blackbox: ${target.config}: ${target.entry}: ${problem}\n`);
   markReported(); // the run's root adds nothing to this line
   process.exit(2);
+}
+
+function defaultMissing(target: ToolTarget, found: string): void {
+  refuseTool(
+    target,
+    `${target.file} has no function export "${target.exportName}" (${found}); fix the export name (a function, or an SDK tool runner's tool object: betaTool(), betaZodTool(), a runTools() function tool)`,
+  );
 }
 
 function isWrapped(fn: unknown): boolean {
@@ -52,14 +58,14 @@ function wrapRunnerTool(session: ToolSession, target: ToolTarget, value: unknown
   if (!tool) return false;
   if (isWrapped(tool.fn)) return true;
   const name = runnerToolName(target, tool);
+  // the tool's own name is what the model calls: a config name beside it would leave the model's calls unanswered in the cassette
+  if (target.named && name !== target.name) {
+    refuseTool(target, `export "${target.exportName}" is a tool object named "${name}", the name the model calls it by, which its steps are recorded under; drop "name" from the entry`);
+  }
   // the config checked the export's name; the tool's own name is only known now (session.tool would throw mid-import)
   const looksProvider = findProviderId(name);
   if (looksProvider) {
-    process.stderr.write(
-      `blackbox: ${target.config}: ${target.entry}: tool name "${name}" (the tool object's own name) looks like a provider id (${looksProvider}), which a cassette must not contain; give it another name ({ module, export, name })\n`,
-    );
-    markReported();
-    process.exit(2);
+    refuseTool(target, `tool name "${name}" (the tool object's own name) looks like a provider id (${looksProvider}), which a cassette must not contain; give the tool another name`);
   }
   if (!tool.replace(wrap(session, target, tool.fn, name))) {
     missing(target, "it is a tool object whose function cannot be replaced: it is frozen");
@@ -75,7 +81,7 @@ function patchExports(exported: unknown, targets: ToolTarget[], session: ToolSes
     const current = result[target.exportName];
     if (isWrapped(current)) continue;
     if (typeof current !== "function") {
-      if (!wrapRunnerTool(session, target, current, missing)) missing(target, current === undefined ? "it is not exported" : `it is a ${typeof current}`);
+      if (!wrapRunnerTool(session, target, current, missing)) missing(target, describeExport(current));
       continue;
     }
     const wrapped = wrap(session, target, current as AnyFn);

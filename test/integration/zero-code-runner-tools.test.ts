@@ -53,9 +53,9 @@ const final = await runner.runUntilDone();
 console.log("answer:", final.content.map((b) => (b.type === "text" ? b.text : "")).join(""));
 `;
 
-/** The Anthropic agent's project with `entry` as its config's one tools entry, its two replies queued (a weather call, the answer). */
-function anthropicProject(name: string, entry: string): string {
-  fake.enqueue({ json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) }, { json: anthropicMessage({ text: "Sunny." }) });
+/** The Anthropic agent's project with `entry` as its config's one tools entry; `replies`: its two replies queued (a weather call, the answer). */
+function anthropicProject(name: string, entry: string, replies = true): string {
+  if (replies) fake.enqueue({ json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) }, { json: anthropicMessage({ text: "Sunny." }) });
   return project(name, {
     "package.json": '{ "type": "module" }',
     "tools.mjs": ANTHROPIC_TOOLS_ESM,
@@ -137,13 +137,47 @@ describe("a config naming a tool runner's tool object", () => {
     await recordThenReplay(dir, "agent.mjs", { answer: "Booked.", tool: "book_hotel", log: "hotel Lisbon\n" });
   });
 
-  it("the config's name wins over the tool's own", async () => {
-    const dir = anthropicProject("named", '{ module: "./tools.mjs", export: "weatherTool", name: "forecast" }');
-    const cassette = join(dir, "run.json");
-    const r = await hookedNode(dir, ["agent.mjs"], env("record", cassette));
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
-    expect(toolNames(readCassette(cassette))).toEqual(["forecast"]);
+  it("an entry naming a tool object by another name is refused (its steps would not answer the model's calls): exit 2 before the agent runs", async () => {
+    const dir = anthropicProject("named", '{ module: "./tools.mjs", export: "weatherTool", name: "forecast" }', false);
+    const r = await hookedNode(dir, ["agent.mjs"], env("record", join(dir, "run.json")));
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: export "weatherTool" is a tool object named "get_weather", the name the model calls it by, which its steps are recorded under; drop "name" from the entry\n`,
+    );
+    expect(r.code).toBe(2);
+    const named = anthropicProject("named-same", '{ module: "./tools.mjs", export: "weatherTool", name: "get_weather" }');
+    await recordThenReplay(named, "agent.mjs", { answer: "Sunny.", tool: "get_weather", log: "weather Lisbon\n" });
+  });
+
+  // a cassette must not hold a provider id: the config checks the export's name, the hook the tool's own when it loads
+  it.each(["cjs", "mjs"] as const)("a tool object whose own name looks like a provider id: one config line, exit 2, before the agent runs (%s)", async (kind) => {
+    const tool = '{ type: "function", function: { name: "call_abc123DEF456ghi789", parameters: {}, parse: JSON.parse, function: async () => "ok" } }';
+    const dir = project(`provider-id-${kind}`, {
+      [`tools.${kind}`]: kind === "cjs" ? `exports.t1 = ${tool};\n` : `export const t1 = ${tool};\n`,
+      "agent.mjs": `import * as t from "./tools.${kind}";\nconsole.log("agent ran", Object.keys(t).length);\n`,
+      "blackbox.config.mjs": `export default { tools: [{ module: "./tools.${kind}", exports: ["t1"] }] };\n`,
+    });
+    const r = await hookedNode(dir, ["agent.mjs"], env("record", join(dir, "run.json")));
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: tool name "call_abc123DEF456ghi789" (the tool object's own name) looks like a provider id (call_abc123DEF456ghi789), which a cassette must not contain; give the tool another name\n`,
+    );
+    expect(r.code).toBe(2);
+  });
+
+  it("openai zodFunction(): refused saying why (its function cannot be wrapped, and it is strict) and what to write instead", async () => {
+    const dir = project("zod-function", {
+      "package.json": '{ "type": "module" }',
+      "tools.mjs": 'import { z } from "zod";\nimport { zodFunction } from "openai/helpers/zod";\nexport const hotelTool = zodFunction({ name: "book_hotel", parameters: z.object({ city: z.string() }), function: async ({ city }) => "booked in " + city });\n',
+      "agent.mjs": 'import { hotelTool } from "./tools.mjs";\nconsole.log("agent ran", hotelTool.function.name);\n',
+      "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["hotelTool"] }] };\n',
+    });
+    const r = await hookedNode(dir, ["agent.mjs"], env("record", join(dir, "run.json")));
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(
+      'has no function export "hotelTool" (it is a zodFunction() tool, whose function sits where it cannot be wrapped, and which is strict (not supported yet); write it as { type: "function", function: { name, parameters, parse, function } });',
+    );
+    expect(r.code).toBe(2);
   });
 
   it("an export that is neither a function nor a tool object: one message naming both, exit 2 before the agent runs", async () => {
