@@ -9,33 +9,18 @@
  * which @ai-sdk/anthropic's reply check refuses; its base URL set in code went around the
  * session (its user-agent is neither SDK's); openai(model) is the Responses API, refused.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/child.js";
-import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { hookedNode, readCassette, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+import { describe, expect, it } from "vitest";
+import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE } from "../helpers/fakeProvider.js";
+import { hookedNode, readCassette, SDK_APPS, toolNames, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
-const APP = join(ROOT, "test", "fixtures", "sdk-versions", "ai-sdk");
-let fake: FakeProvider;
-const tmp = tempDir();
-
-beforeAll(async () => {
-  requireBuild();
-  if (!existsSync(join(APP, "node_modules"))) {
-    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: APP, stdio: "ignore", timeout: 180_000 });
-  }
-  fake = await startFakeProvider();
-}, 200_000);
-afterAll(async () => {
-  await fake.close();
-  tmp.cleanup();
-});
+const APP = join(SDK_APPS, "ai-sdk");
+const fx = useZeroCodeFixture("ai-sdk");
 
 const env = (log: string, extra: Record<string, string | undefined>) => ({
-  ANTHROPIC_BASE_URL: `${fake.url}/v1`, // the AI SDK's base URL holds the /v1 the official SDK adds itself
-  OPENAI_BASE_URL: `${fake.url}/v1`,
+  ANTHROPIC_BASE_URL: `${fx.fake.url}/v1`, // the AI SDK's base URL holds the /v1 the official SDK adds itself
+  OPENAI_BASE_URL: `${fx.fake.url}/v1`,
   ANTHROPIC_API_KEY: "sk-ant-ai-sdk-0000",
   OPENAI_API_KEY: "sk-ai-sdk-0000",
   TOOL_LOG: log,
@@ -52,20 +37,20 @@ describe("the Vercel AI SDK, recorded and replayed offline", () => {
     ["openai", "stream"],
   ] as const)("%s %s: a tool call and the answer; the replay sends nothing and runs no tool", async (provider, mode) => {
     const name = `${provider}-${mode || "plain"}`;
-    const cassette = join(tmp.dir, `${name}.json`);
-    const log = join(tmp.dir, `${name}.log`);
+    const cassette = join(fx.dir, `${name}.json`);
+    const log = join(fx.dir, `${name}.log`);
     const reply = (c: object) =>
       provider === "anthropic" ? (mode ? { sse: anthropicSSE(c) } : { json: anthropicMessage(c) }) : mode ? { sse: openaiSSE(c) } : { json: openaiCompletion(c) };
-    fake.enqueue(reply(weather), reply({ text: "Sunny in Lisbon." }));
+    fx.fake.enqueue(reply(weather), reply({ text: "Sunny in Lisbon." }));
     const args = ["agent.mjs", provider, ...(mode ? [mode] : [])];
-    const seen = fake.requests.length;
+    const seen = fx.fake.requests.length;
 
     const recorded = await hookedNode(APP, args, env(log, { BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }));
     expect(recorded.stderr).toBe("");
     expect(recorded.stdout).toBe("steps: 2, text: Sunny in Lisbon.\n");
     expect(recorded.code).toBe(0);
     expect(readFileSync(log, "utf8")).toBe("get_weather Lisbon\n");
-    expect(fake.requests.length).toBe(seen + 2);
+    expect(fx.fake.requests.length).toBe(seen + 2);
     const trace = readCassette(cassette);
     expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"]);
     expect(toolNames(trace)).toEqual(["get_weather"]);
@@ -76,35 +61,35 @@ describe("the Vercel AI SDK, recorded and replayed offline", () => {
     expect(replayed.stdout).toBe(recorded.stdout);
     expect(replayed.code).toBe(0);
     expect(existsSync(log)).toBe(false);
-    expect(fake.requests.length).toBe(seen + 2);
+    expect(fx.fake.requests.length).toBe(seen + 2);
   });
 });
 
 describe("what the door stops", () => {
   it("openai(model), the Responses API: refused before anything is sent, naming openai.chat(model)", async () => {
-    const seen = fake.requests.length;
-    const cassette = join(tmp.dir, "responses.json");
-    const r = await hookedNode(APP, ["agent.mjs", "responses"], env(join(tmp.dir, "responses.log"), { BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }));
+    const seen = fx.fake.requests.length;
+    const cassette = join(fx.dir, "responses.json");
+    const r = await hookedNode(APP, ["agent.mjs", "responses"], env(join(fx.dir, "responses.log"), { BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }));
     expect(r.stdout).toBe(
       "failed: [blackbox] The OpenAI Responses API (client.responses.create) is not supported yet; use client.chat.completions.create instead (with the Vercel AI SDK: openai.chat(model), not openai(model)).\n",
     );
     expect(r.code).toBe(1);
     expect(existsSync(cassette)).toBe(false);
-    expect(fake.requests.length).toBe(seen);
+    expect(fx.fake.requests.length).toBe(seen);
   });
 
   it.each(["anthropic", "openai"] as const)("%s with its base URL set in code, named nowhere: stopped, naming the base URL to add", async (provider) => {
-    const seen = fake.requests.length;
-    const cassette = join(tmp.dir, `in-code-${provider}.json`);
+    const seen = fx.fake.requests.length;
+    const cassette = join(fx.dir, `in-code-${provider}.json`);
     const r = await hookedNode(
       APP,
       ["agent.mjs", provider],
-      env(join(tmp.dir, "in-code.log"), { ANTHROPIC_BASE_URL: undefined, OPENAI_BASE_URL: undefined, GATEWAY: fake.url, BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }),
+      env(join(fx.dir, "in-code.log"), { ANTHROPIC_BASE_URL: undefined, OPENAI_BASE_URL: undefined, GATEWAY: fx.fake.url, BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }),
     );
-    const base = provider === "anthropic" ? fake.url : `${fake.url}/v1`; // Blackbox's base URLs are the official SDKs' (no /v1 for Anthropic)
+    const base = provider === "anthropic" ? fx.fake.url : `${fx.fake.url}/v1`; // Blackbox's base URLs are the official SDKs' (no /v1 for Anthropic)
     expect(r.stdout).toMatch(new RegExp(`^failed: \\[blackbox\\] a model call of an SDK client \\(user-agent "ai/6\\.0\\.326 ai-sdk/provider-utils/[^"]*"\\) went to ${base.replace(/[.]/g, "\\.")}, which is not a provider base URL Blackbox knows`));
     expect(r.code).toBe(1);
     expect(existsSync(cassette)).toBe(false);
-    expect(fake.requests.length).toBe(seen);
+    expect(fx.fake.requests.length).toBe(seen);
   });
 });

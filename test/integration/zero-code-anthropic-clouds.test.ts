@@ -9,29 +9,15 @@
  *     named, it is recorded and then replayed offline.
  * Before, a Bedrock or Vertex call went by the door untouched: unrecorded, and in a replay to the cloud.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { anthropicMessage, anthropicSSE } from "../helpers/fakeProvider.js";
 import { ROOT } from "../helpers/child.js";
-import { anthropicMessage, anthropicSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { hookedNode, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+import { hookedNode, readCassette, SDK_APPS, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
-const APP = join(ROOT, "test", "fixtures", "sdk-versions", "anthropic-clouds");
-let fake: FakeProvider;
-const tmp = tempDir();
-
-beforeAll(async () => {
-  requireBuild();
-  if (!existsSync(join(APP, "node_modules"))) {
-    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: APP, stdio: "ignore", timeout: 180_000 });
-  }
-  fake = await startFakeProvider();
-}, 200_000);
-afterAll(async () => {
-  await fake.close();
-  tmp.cleanup();
-});
+const APP = join(SDK_APPS, "anthropic-clouds");
+const fx = useZeroCodeFixture("anthropic-clouds");
 
 const noKeys = { ANTHROPIC_BASE_URL: undefined, ANTHROPIC_API_KEY: undefined, AWS_REGION: undefined, ANTHROPIC_BEDROCK_BASE_URL: undefined, ANTHROPIC_VERTEX_BASE_URL: undefined };
 const record = (out: string, extra: Record<string, string | undefined> = {}) => ({ ...noKeys, BLACKBOX_MODE: "record", BLACKBOX_OUT: out, ...extra });
@@ -53,7 +39,7 @@ describe("Bedrock and Vertex AI clients: stopped in the process, never sent unre
     ["vertex", "", VERTEX, "https://us-east5-aiplatform.googleapis.com", "AnthropicVertex"],
     ["vertex", "stream", VERTEX, "https://us-east5-aiplatform.googleapis.com", "AnthropicVertex"],
   ] as const)("%s %s, the client's own endpoint, record and replay under unshare -n: the refusal, no cassette", async (client, mode, refusal, origin, name) => {
-    const out = join(tmp.dir, `${client}-${mode || "plain"}.json`);
+    const out = join(fx.dir, `${client}-${mode || "plain"}.json`);
     const args = ["agent.mjs", client, ...(mode ? [mode] : [])];
     // offline: a call that got by the door would fail as a connection error, not with this message
     const recorded = await hookedNode(APP, args, record(out), true);
@@ -71,13 +57,13 @@ describe("Bedrock and Vertex AI clients: stopped in the process, never sent unre
     ["bedrock", BEDROCK],
     ["vertex", VERTEX],
   ] as const)("%s to a base URL the hook routes (ANTHROPIC_BASE_URL): the same refusal, nothing reaches it", async (client, refusal) => {
-    const seen = fake.requests.length;
-    const out = join(tmp.dir, `${client}-routed.json`);
-    const r = await hookedNode(APP, ["agent.mjs", client], record(out, { GATEWAY: fake.url, ANTHROPIC_BASE_URL: fake.url }));
+    const seen = fx.fake.requests.length;
+    const out = join(fx.dir, `${client}-routed.json`);
+    const r = await hookedNode(APP, ["agent.mjs", client], record(out, { GATEWAY: fx.fake.url, ANTHROPIC_BASE_URL: fx.fake.url }));
     expect(r.stdout.startsWith(refusal)).toBe(true);
     expect(r.code).toBe(1);
     expect(existsSync(out)).toBe(false);
-    expect(fake.requests.length).toBe(seen);
+    expect(fx.fake.requests.length).toBe(seen);
   });
 });
 
@@ -87,7 +73,7 @@ describe("clients that speak the Messages API on a cloud (AnthropicAws, Anthropi
     ["mantle", "AnthropicBedrockMantle", "https://bedrock-mantle.us-east-1.api.aws/anthropic"],
     ["foundry", "AnthropicFoundry", "https://blackbox-test.services.ai.azure.com/anthropic"],
   ] as const)("%s to its own endpoint, not named: stopped naming the base URL to add", async (client, name, base) => {
-    const out = join(tmp.dir, `${client}-stray.json`);
+    const out = join(fx.dir, `${client}-stray.json`);
     const r = await hookedNode(APP, ["agent.mjs", client], record(out), true);
     expect(r.stdout).toContain(`refused: 400 [blackbox] a model call of @anthropic-ai/sdk 1.15.0 (${name}) went to ${base}, which is not a provider base URL Blackbox knows`);
     expect(r.stderr).toContain(`Name that base URL: run with ANTHROPIC_BASE_URL=${base}, or add providers: { anthropic: ["${base}"] } to blackbox.config.ts.`);
@@ -101,17 +87,17 @@ describe("clients that speak the Messages API on a cloud (AnthropicAws, Anthropi
     ["foundry", "", "/anthropic"],
     ["foundry", "stream", "/anthropic"],
   ] as const)("%s %s, its base URL named by ANTHROPIC_BASE_URL: recorded, then replayed offline", async (client, mode, path) => {
-    const out = join(tmp.dir, `${client}-${mode || "plain"}-named.json`);
+    const out = join(fx.dir, `${client}-${mode || "plain"}-named.json`);
     const args = ["agent.mjs", client, ...(mode ? [mode] : [])];
     const text = `hi from ${client}`;
-    fake.enqueue(mode ? { sse: anthropicSSE({ text }) } : { json: anthropicMessage({ text }) });
-    const seen = fake.requests.length;
-    const env = { GATEWAY: fake.url, ANTHROPIC_BASE_URL: `${fake.url}${path}` };
+    fx.fake.enqueue(mode ? { sse: anthropicSSE({ text }) } : { json: anthropicMessage({ text }) });
+    const seen = fx.fake.requests.length;
+    const env = { GATEWAY: fx.fake.url, ANTHROPIC_BASE_URL: `${fx.fake.url}${path}` };
     const recorded = await hookedNode(APP, args, record(out, env));
     expect(recorded.stderr).toBe("");
     expect(recorded.stdout).toBe(mode ? `streamed: ${text}\n` : `answer: ${text}\n`);
     expect(recorded.code).toBe(0);
-    expect(fake.requests.slice(seen).map((q) => q.path)).toEqual([`${path}/v1/messages`]);
+    expect(fx.fake.requests.slice(seen).map((q) => q.path)).toEqual([`${path}/v1/messages`]);
     const trace = readCassette(out);
     expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
     expect(trace.steps[1]!.payload).toEqual({ type: "final_answer", text });
@@ -120,6 +106,6 @@ describe("clients that speak the Messages API on a cloud (AnthropicAws, Anthropi
     expect(replayed.stderr).toBe("");
     expect(replayed.stdout).toBe(recorded.stdout);
     expect(replayed.code).toBe(0);
-    expect(fake.requests.length).toBe(seen + 1);
+    expect(fx.fake.requests.length).toBe(seen + 1);
   });
 });

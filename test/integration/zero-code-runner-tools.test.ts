@@ -121,6 +121,25 @@ async function recordThenReplay(dir: string, agent: string, expected: { answer: 
   expect(fake.requests.length).toBe(seen + 2);
 }
 
+/** A project whose config names `exportName` of its `tools.mjs` (`source`), and an agent that imports that module. */
+function oneToolProject(name: string, exportName: string, source: string): string {
+  return project(name, {
+    "package.json": '{ "type": "module" }',
+    "tools.mjs": source,
+    "agent.mjs": 'import * as tools from "./tools.mjs";\nconsole.log("agent ran", Object.keys(tools).length);\n',
+    "blackbox.config.mjs": `export default { tools: [{ module: "./tools.mjs", exports: [${JSON.stringify(exportName)}] }] };\n`,
+  });
+}
+
+/** The agent under the hook, refused before it runs (exit 2, nothing of its own printed): the stderr. */
+async function refusedAtLoad(dir: string): Promise<string> {
+  const r = await hookedNode(dir, ["agent.mjs"], env("record", join(dir, "run.json")));
+  expect(r.stdout).toBe("");
+  expect(r.code).toBe(2);
+  expect(existsSync(join(dir, "run.json"))).toBe(false);
+  return r.stderr;
+}
+
 describe("a config naming a tool runner's tool object", () => {
   it("Anthropic toolRunner() with a betaTool() from an ESM module (the module's own list of tools): recorded under its name, replayed offline without running", async () => {
     const dir = anthropicProject("anthropic-esm", '{ module: "./tools.mjs", exports: ["weatherTool"] }');
@@ -139,12 +158,9 @@ describe("a config naming a tool runner's tool object", () => {
 
   it("an entry naming a tool object by another name is refused (its steps would not answer the model's calls): exit 2 before the agent runs", async () => {
     const dir = anthropicProject("named", '{ module: "./tools.mjs", export: "weatherTool", name: "forecast" }', false);
-    const r = await hookedNode(dir, ["agent.mjs"], env("record", join(dir, "run.json")));
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toBe(
+    expect(await refusedAtLoad(dir)).toBe(
       `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: export "weatherTool" is a tool object named "get_weather", the name the model calls it by, which its steps are recorded under; drop "name" from the entry\n`,
     );
-    expect(r.code).toBe(2);
     const named = anthropicProject("named-same", '{ module: "./tools.mjs", export: "weatherTool", name: "get_weather" }');
     await recordThenReplay(named, "agent.mjs", { answer: "Sunny.", tool: "get_weather", log: "weather Lisbon\n" });
   });
@@ -157,42 +173,23 @@ describe("a config naming a tool runner's tool object", () => {
       "agent.mjs": `import * as t from "./tools.${kind}";\nconsole.log("agent ran", Object.keys(t).length);\n`,
       "blackbox.config.mjs": `export default { tools: [{ module: "./tools.${kind}", exports: ["t1"] }] };\n`,
     });
-    const r = await hookedNode(dir, ["agent.mjs"], env("record", join(dir, "run.json")));
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toBe(
+    expect(await refusedAtLoad(dir)).toBe(
       `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: tool name "call_abc123DEF456ghi789" (the tool object's own name) looks like a provider id (call_abc123DEF456ghi789), which a cassette must not contain; give the tool another name\n`,
     );
-    expect(r.code).toBe(2);
   });
 
   it("openai zodFunction(): refused saying why (its function cannot be wrapped, and it is strict) and what to write instead", async () => {
-    const dir = project("zod-function", {
-      "package.json": '{ "type": "module" }',
-      "tools.mjs": 'import { z } from "zod";\nimport { zodFunction } from "openai/helpers/zod";\nexport const hotelTool = zodFunction({ name: "book_hotel", parameters: z.object({ city: z.string() }), function: async ({ city }) => "booked in " + city });\n',
-      "agent.mjs": 'import { hotelTool } from "./tools.mjs";\nconsole.log("agent ran", hotelTool.function.name);\n',
-      "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["hotelTool"] }] };\n',
-    });
-    const r = await hookedNode(dir, ["agent.mjs"], env("record", join(dir, "run.json")));
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toContain(
+    const dir = oneToolProject("zod-function", "hotelTool", 'import { z } from "zod";\nimport { zodFunction } from "openai/helpers/zod";\nexport const hotelTool = zodFunction({ name: "book_hotel", parameters: z.object({ city: z.string() }), function: async ({ city }) => "booked in " + city });\n');
+    expect(await refusedAtLoad(dir)).toContain(
       'has no function export "hotelTool" (it is a zodFunction() tool, whose function sits where it cannot be wrapped, and which is strict (not supported yet); write it as { type: "function", function: { name, parameters, parse, function } });',
     );
-    expect(r.code).toBe(2);
   });
 
   it("an export that is neither a function nor a tool object: one message naming both, exit 2 before the agent runs", async () => {
-    const dir = project("neither", {
-      "package.json": '{ "type": "module" }',
-      "tools.mjs": 'export const weatherTool = { name: "get_weather", description: "no run function" };\n',
-      "agent.mjs": 'import { weatherTool } from "./tools.mjs";\nconsole.log("agent ran", weatherTool.name);\n',
-      "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["weatherTool"] }] };\n',
-    });
-    const r = await hookedNode(dir, ["agent.mjs"], env("record", join(dir, "run.json")));
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toBe(
+    const dir = oneToolProject("neither", "weatherTool", 'export const weatherTool = { name: "get_weather", description: "no run function" };\n');
+    expect(await refusedAtLoad(dir)).toBe(
       `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "tools.mjs")} has no function export "weatherTool" (it is a object); fix the export name (a function, or an SDK tool runner's tool object: betaTool(), betaZodTool(), a runTools() function tool)\n`,
     );
-    expect(r.code).toBe(2);
   });
 
   it("a frozen tool object, whose function cannot be replaced: the same message says so", async () => {
@@ -201,9 +198,6 @@ describe("a config naming a tool runner's tool object", () => {
       "agent.mjs": OPENAI_AGENT,
       "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.cjs", exports: ["hotelTool"] }] };\n',
     });
-    const r = await hookedNode(dir, ["agent.mjs"], env("record", join(dir, "run.json")));
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toContain('has no function export "hotelTool" (it is a tool object whose function cannot be replaced: it is frozen)');
-    expect(r.code).toBe(2);
+    expect(await refusedAtLoad(dir)).toContain('has no function export "hotelTool" (it is a tool object whose function cannot be replaced: it is frozen)');
   });
 });

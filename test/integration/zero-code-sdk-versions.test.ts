@@ -4,46 +4,29 @@
  * node-fetch (which a global dispatcher never sees). The hook loads that app's own `<sdk>/shims/web` (CJS and ESM) so its calls
  * are recorded, then replayed offline, plain and streamed (`stream: true` and each SDK's stream helper).
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { ROOT } from "../helpers/child.js";
-import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { hookedNode, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
+import { expect, test } from "vitest";
+import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE } from "../helpers/fakeProvider.js";
+import { hookedNode, readCassette, SDK_APPS, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 import { existsSync as exists } from "node:fs";
 
-const VERSIONS = join(ROOT, "test", "fixtures", "sdk-versions");
+const VERSIONS = SDK_APPS;
 // openai 7 declares Node >= 22: it is part of the run on Node 24 (see .ci/run).
 const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
 const APPS = ["openai4", "openai5", "anthropic0", ...(NODE_MAJOR >= 22 ? ["openai7"] : [])];
-let fake: FakeProvider;
-const tmp = tempDir();
-
-beforeAll(async () => {
-  requireBuild();
-  for (const app of APPS) {
-    if (!existsSync(join(VERSIONS, app, "node_modules"))) {
-      execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: join(VERSIONS, app), stdio: "ignore", timeout: 180_000 });
-    }
-  }
-  fake = await startFakeProvider();
-}, 200_000);
-afterAll(async () => {
-  await fake.close();
-  tmp.cleanup();
-});
+const fx = useZeroCodeFixture(...APPS);
 
 const cases = APPS.flatMap((app) => ["agent.mjs", "agent.cjs"].map((agent) => ({ app, agent })));
 
 test.each(cases)("$app ($agent) is recorded through the global fetch and replayed offline", async ({ app, agent }) => {
   const APP = join(VERSIONS, app);
-  const out = join(tmp.dir, `${app}-${agent}.json`);
+  const out = join(fx.dir, `${app}-${agent}.json`);
   const openai = app.startsWith("openai");
-  fake.enqueue({ json: openai ? openaiCompletion({ text: `hi from ${agent}` }) : anthropicMessage({ text: `hi from ${agent}` }) });
+  fx.fake.enqueue({ json: openai ? openaiCompletion({ text: `hi from ${agent}` }) : anthropicMessage({ text: `hi from ${agent}` }) });
   const env = openai
-    ? { OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" }
-    : { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-old-fake-key-0123456789" };
+    ? { OPENAI_BASE_URL: fx.fake.openaiUrl, OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" }
+    : { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-old-fake-key-0123456789" };
   const recorded = await hookedNode(APP, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   expect(recorded.stderr).toBe("");
   expect(recorded.stdout).toContain(`answer: hi from ${agent}`);
@@ -61,26 +44,26 @@ const streamCases = APPS.flatMap((app) => ["stream.mjs", "stream.cjs"].map((agen
 
 test.each(streamCases)("$app ($agent): streamed calls (stream: true, the SDK's stream helper) are recorded and replayed offline", async ({ app, agent }) => {
   const APP = join(VERSIONS, app);
-  const out = join(tmp.dir, `${app}-${agent}.json`);
+  const out = join(fx.dir, `${app}-${agent}.json`);
   const openai = app.startsWith("openai");
   const weather = { text: "Checking.", toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] };
-  fake.enqueue(
+  fx.fake.enqueue(
     { sse: openai ? openaiSSE({ text: `hi from ${agent}` }) : anthropicSSE({ text: `hi from ${agent}` }) },
     { sse: openai ? openaiSSE(weather) : anthropicSSE(weather) },
   );
   const env = openai
-    ? { OPENAI_BASE_URL: fake.openaiUrl, OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" }
-    : { ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-old-fake-key-0123456789" };
+    ? { OPENAI_BASE_URL: fx.fake.openaiUrl, OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" }
+    : { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-old-fake-key-0123456789" };
   // openai 4.x has the helper only as beta.chat.completions.stream
   const helper = openai ? `helper (${app === "openai4" ? "beta" : "chat"}): Checking. Checking. [{"name":"get_weather","input":{"city":"Lisbon"}}] tool_calls`
     : 'helper: Checking. ["Checking.",{"name":"get_weather","input":{"city":"Lisbon"}}] tool_use';
   const expected = `streamed: hi from ${agent}\n${helper}\n`;
-  const seen = fake.requests.length;
+  const seen = fx.fake.requests.length;
   const recorded = await hookedNode(APP, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   expect(recorded.stderr).toBe("");
   expect(recorded.stdout).toBe(expected);
   expect(recorded.code).toBe(0);
-  const sent = fake.requests.slice(seen);
+  const sent = fx.fake.requests.slice(seen);
   expect(sent.map((q) => (q.body as { stream?: boolean }).stream)).toEqual([true, true]);
   const trace = readCassette(out);
   expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "model_input", "model_output", "metadata"]);
@@ -92,11 +75,11 @@ test.each(streamCases)("$app ($agent): streamed calls (stream: true, the SDK's s
   expect(replayed.stderr).toBe("");
   expect(replayed.stdout).toBe(expected);
   expect(replayed.code).toBe(0);
-  expect(fake.requests.length).toBe(seen + 2); // the replay sent nothing
+  expect(fx.fake.requests.length).toBe(seen + 2); // the replay sent nothing
 });
 
 test("openai 3.x (axios) cannot be captured: refused before the agent runs, naming the version", async () => {
-  const app = join(tmp.dir, "openai3");
+  const app = join(fx.dir, "openai3");
   mkdirSync(join(app, "node_modules", "openai"), { recursive: true });
   writeFileSync(join(app, "node_modules", "openai", "package.json"), JSON.stringify({ name: "openai", version: "3.3.0" }));
   writeFileSync(join(app, "agent.mjs"), 'console.log("agent ran");');
@@ -110,9 +93,9 @@ const OPENAI4_ENV = { OPENAI_API_KEY: "sk-openai4-fake-key-0123456789" };
 
 test("openai 4.x installed only in the script's own package (a monorepo run from its root) is switched too", async () => {
   // From sdk-versions/, `openai` resolves to this repo's openai 6; the agent's own package has 4.x.
-  const out = join(tmp.dir, "monorepo.json");
-  fake.enqueue({ json: openaiCompletion({ text: "hi from the root" }) });
-  const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl };
+  const out = join(fx.dir, "monorepo.json");
+  fx.fake.enqueue({ json: openaiCompletion({ text: "hi from the root" }) });
+  const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fx.fake.openaiUrl };
   const recorded = await hookedNode(VERSIONS, [join("openai4", "agent.mjs")], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   expect(recorded.stderr).toBe("");
   expect(recorded.stdout).toContain("answer: hi from the root");
@@ -125,27 +108,27 @@ test("openai 4.x installed only in the script's own package (a monorepo run from
 
 test("an openai 4.x found from neither folder is stopped at its first model call, named, and fails the run (record and replay)", async () => {
   // A launcher elsewhere imports the agent: neither the working folder nor the script's finds openai 4.
-  const launcher = join(tmp.dir, "launch.mjs");
+  const launcher = join(fx.dir, "launch.mjs");
   writeFileSync(launcher, `await import(${JSON.stringify(join(VERSIONS, "openai4", "agent.mjs"))});\n`);
-  const seen = fake.requests.length;
-  const out = join(tmp.dir, "bypass.json");
-  const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl, OPENAI_MAX_RETRIES: "0" };
-  const r = await hookedNode(tmp.dir, [launcher], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  const seen = fx.fake.requests.length;
+  const out = join(fx.dir, "bypass.json");
+  const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fx.fake.openaiUrl, OPENAI_MAX_RETRIES: "0" };
+  const r = await hookedNode(fx.dir, [launcher], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   const refusal = /^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox: openai 4\.104\.0 sent it with Node's http client \(node-fetch\), which Blackbox cannot record, so it was stopped before it left the process\. The copy of openai that sent it was not found from the working folder or the script's folder.*import "openai\/shims\/web" before "openai".*No cassette was written to .*bypass\.json\.$/m;
   expect(r.stderr).toMatch(refusal);
   expect(r.code).not.toBe(0);
-  expect(fake.requests.length).toBe(seen); // nothing reached the provider
+  expect(fx.fake.requests.length).toBe(seen); // nothing reached the provider
   expect(exists(out)).toBe(false);
 
-  const cassette = join(tmp.dir, "openai4-agent.mjs.json"); // recorded by the first test
-  const replayed = await hookedNode(tmp.dir, [launcher], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette }, true);
+  const cassette = join(fx.dir, "openai4-agent.mjs.json"); // recorded by the first test
+  const replayed = await hookedNode(fx.dir, [launcher], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette }, true);
   expect(replayed.stderr).toMatch(/^blackbox: a model call \(POST .*\) went around Blackbox: openai 4\.104\.0 sent it with Node's http client \(node-fetch\), which a replay cannot answer, so it was stopped/m);
   expect(replayed.stderr).not.toContain("EAI_AGAIN");
   expect(replayed.code).not.toBe(0);
 });
 
 test("an unswitched openai 4.x with its base URL set in code, on no route: its model call is stopped at the http client, named with the base URL to add", async () => {
-  const agent = join(tmp.dir, "stray4.mjs");
+  const agent = join(fx.dir, "stray4.mjs");
   writeFileSync(
     agent,
     `const { default: OpenAI } = await import(${JSON.stringify(join(VERSIONS, "openai4", "node_modules", "openai", "index.mjs"))});
@@ -154,19 +137,19 @@ try { await client.chat.completions.create({ model: "gpt-4.1", messages: [{ role
 catch (err) { console.log("agent saw:", err.constructor.name); }
 `,
   );
-  const seen = fake.requests.length;
-  const out = join(tmp.dir, "stray4.json");
-  const r = await hookedNode(tmp.dir, [agent], { ...OPENAI4_ENV, GATEWAY: fake.url, OPENAI_BASE_URL: undefined, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  const seen = fx.fake.requests.length;
+  const out = join(fx.dir, "stray4.json");
+  const r = await hookedNode(fx.dir, [agent], { ...OPENAI4_ENV, GATEWAY: fx.fake.url, OPENAI_BASE_URL: undefined, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   expect(r.stdout).toBe("agent saw: APIConnectionError\n");
-  expect(r.stderr).toContain(`blackbox: a model call of openai 4.104.0 went to ${fake.url}/v1, which is not a provider base URL Blackbox knows`);
-  expect(r.stderr).toContain(`Name that base URL: run with OPENAI_BASE_URL=${fake.url}/v1`);
+  expect(r.stderr).toContain(`blackbox: a model call of openai 4.104.0 went to ${fx.fake.url}/v1, which is not a provider base URL Blackbox knows`);
+  expect(r.stderr).toContain(`Name that base URL: run with OPENAI_BASE_URL=${fx.fake.url}/v1`);
   expect(r.code).not.toBe(0);
-  expect(fake.requests.length).toBe(seen);
+  expect(fx.fake.requests.length).toBe(seen);
   expect(exists(out)).toBe(false);
 });
 
 test("an unswitched openai 4.x: its other calls go upstream in record on sockets not kept alive, so its model call after them is still stopped; replay answers neither", async () => {
-  const agent = join(tmp.dir, "keepalive.mjs");
+  const agent = join(fx.dir, "keepalive.mjs");
   writeFileSync(
     agent,
     `const { default: OpenAI } = await import(${JSON.stringify(join(VERSIONS, "openai4", "node_modules", "openai", "index.mjs"))});
@@ -176,20 +159,20 @@ for (const call of [() => client.embeddings.create({ model: "e", input: "x" }), 
 }
 `,
   );
-  const seen = fake.requests.length;
-  const out = join(tmp.dir, "keepalive.json");
-  const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl };
-  const r = await hookedNode(tmp.dir, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  const seen = fx.fake.requests.length;
+  const out = join(fx.dir, "keepalive.json");
+  const env = { ...OPENAI4_ENV, OPENAI_BASE_URL: fx.fake.openaiUrl };
+  const r = await hookedNode(fx.dir, [agent], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   expect(r.stdout).toBe("agent saw: InternalServerError\nagent saw: APIConnectionError\n"); // the fake's 500 for the unqueued embeddings call
-  expect(fake.requests.slice(seen).map((q) => q.path)).toEqual(["/v1/embeddings"]); // the model call never left
+  expect(fx.fake.requests.slice(seen).map((q) => q.path)).toEqual(["/v1/embeddings"]); // the model call never left
   expect(r.stderr).toMatch(/^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox/m);
   expect(exists(out)).toBe(false);
 
-  const cassette = join(tmp.dir, "openai4-agent.mjs.json");
-  const replayed = await hookedNode(tmp.dir, [agent], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette });
+  const cassette = join(fx.dir, "openai4-agent.mjs.json");
+  const replayed = await hookedNode(fx.dir, [agent], { ...env, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette });
   expect(replayed.stdout).toBe("agent saw: APIConnectionError\nagent saw: APIConnectionError\n");
   expect(replayed.stderr).toMatch(/^blackbox: a request to the provider \(POST .*\/v1\/embeddings\) went around Blackbox: .* which a replay cannot answer/m);
-  expect(fake.requests.length).toBe(seen + 1);
+  expect(fx.fake.requests.length).toBe(seen + 1);
 });
 
 test("a model call sent to an HTTP proxy (absolute-form) is stopped too, also after another request on a kept-alive proxy socket", async () => {
@@ -199,7 +182,7 @@ test("a model call sent to an HTTP proxy (absolute-form) is stopped too, also af
   await new Promise((ok) => proxy.once("listening", ok));
   try {
     const port = (proxy.address() as { port: number }).port;
-    const agent = join(tmp.dir, "proxied.mjs");
+    const agent = join(fx.dir, "proxied.mjs");
     writeFileSync(agent, `import http from "node:http";
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const send = (method, target) => new Promise((done) => {
@@ -212,7 +195,7 @@ await send("GET", new URL("http://example.com/")); // another host through the s
 await send("POST", new URL(process.env.OPENAI_BASE_URL + "/chat/completions"));
 agent.destroy();
 `);
-    const r = await hookedNode(tmp.dir, [agent], { ...OPENAI4_ENV, OPENAI_BASE_URL: fake.openaiUrl, BLACKBOX_MODE: "record", BLACKBOX_OUT: join(tmp.dir, "proxied.json") });
+    const r = await hookedNode(fx.dir, [agent], { ...OPENAI4_ENV, OPENAI_BASE_URL: fx.fake.openaiUrl, BLACKBOX_MODE: "record", BLACKBOX_OUT: join(fx.dir, "proxied.json") });
     expect(r.stdout).toMatch(/^agent got 200\nagent saw: a model call \(POST http:\/\/127\.0\.0\.1/);
     expect(r.stderr).toMatch(/^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox/m);
     expect(proxied).toEqual(["GET http://example.com/"]);
@@ -222,11 +205,11 @@ agent.destroy();
 });
 
 test("an openai 3.x of the script's own folder (a helper tool in the tree) does not stop the run; the working folder's would", async () => {
-  const tool = join(tmp.dir, "tool3");
+  const tool = join(fx.dir, "tool3");
   mkdirSync(join(tool, "node_modules", "openai"), { recursive: true });
   writeFileSync(join(tool, "node_modules", "openai", "package.json"), JSON.stringify({ name: "openai", version: "3.3.0" }));
   writeFileSync(join(tool, "bin.mjs"), 'console.log("helper ran");');
-  const r = await hookedNode(tmp.dir, [join(tool, "bin.mjs")], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(tmp.dir, "tool3.json") });
+  const r = await hookedNode(fx.dir, [join(tool, "bin.mjs")], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(fx.dir, "tool3.json") });
   expect(r.stdout).toBe("helper ran\n");
   expect(r.stderr).not.toContain("axios");
 });

@@ -1,4 +1,5 @@
 /** Shared by the zero-code tests: temp folders, the hooked node, and cassette reading. */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { verifyTrace } from "../../src/trace/verify.js";
@@ -85,18 +86,27 @@ export function noCassetteNotice(out: string): string {
   return `blackbox: no cassette was written to ${out}: no process made a model or tool call through Blackbox\n`;
 }
 
+/** The apps of other SDK versions and SDKs, each in a folder of its own with its lock file (installed by the tests that use them). */
+export const SDK_APPS = join(ROOT, "test", "fixtures", "sdk-versions");
+
 /**
  * For a zero-code test file: the build checked, a fake provider and a temp folder inside
- * the repo (so the SDKs resolve from it), started before its tests and removed after.
- * Read `fake` inside tests, not at load.
+ * the repo (so the SDKs resolve from it), started before its tests and removed after;
+ * `apps`: SDK_APPS folders to `npm ci` first where not installed yet. Read `fake` inside
+ * tests, not at load.
  */
-export function useZeroCodeFixture(): { readonly fake: FakeProvider; readonly dir: string } {
+export function useZeroCodeFixture(...apps: string[]): { readonly fake: FakeProvider; readonly dir: string } {
   const tmp = tempDir();
   const env = { dir: tmp.dir } as { fake: FakeProvider; dir: string };
   beforeAll(async () => {
     requireBuild();
+    for (const app of apps) {
+      if (!existsSync(join(SDK_APPS, app, "node_modules"))) {
+        execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: join(SDK_APPS, app), stdio: "ignore", timeout: 180_000 });
+      }
+    }
     env.fake = await startFakeProvider();
-  });
+  }, 200_000);
   afterAll(async () => {
     await env.fake?.close();
     tmp.cleanup();
