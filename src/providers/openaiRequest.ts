@@ -92,7 +92,8 @@ function addMessages(wire: unknown[], from: number, ids: ToolCallIds, names: Map
   for (let i = from; i < wire.length; i++) {
     const m = wire[i];
     if (!isObj(m)) refuse(`${WHAT}: messages[${i}] is not an object.`);
-    noName(m, i);
+    // a tool message may name the tool it answers (LangChain's ChatOpenAI does on every one): the tool step holds that name already
+    if (!(m.role === "tool" && typeof m.tool_call_id === "string" && m.name === names.get(m.tool_call_id))) noName(m, i);
     if (m.role === "tool") {
       const part = toolResult(m, i, ids, names);
       const last = messages[messages.length - 1];

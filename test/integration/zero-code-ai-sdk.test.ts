@@ -9,25 +9,21 @@
  * which @ai-sdk/anthropic's reply check refuses; its base URL set in code went around the
  * session (its user-agent is neither SDK's); openai(model) is the Responses API, refused.
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE } from "../helpers/fakeProvider.js";
-import { hookedNode, readCassette, SDK_APPS, toolNames, useZeroCodeFixture } from "./zeroCodeHelpers.js";
+import { hookedNode, SDK_APPS, twoStepRecordedAndReplayed, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
 const APP = join(SDK_APPS, "ai-sdk");
 const fx = useZeroCodeFixture("ai-sdk");
 
-const env = (log: string, extra: Record<string, string | undefined>) => ({
+const env = (extra: Record<string, string | undefined> = {}) => ({
   ANTHROPIC_BASE_URL: `${fx.fake.url}/v1`, // the AI SDK's base URL holds the /v1 the official SDK adds itself
   OPENAI_BASE_URL: `${fx.fake.url}/v1`,
   ANTHROPIC_API_KEY: "sk-ant-ai-sdk-0000",
   OPENAI_API_KEY: "sk-ai-sdk-0000",
-  TOOL_LOG: log,
   ...extra,
 });
-
-const weather = { toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] };
 
 describe("the Vercel AI SDK, recorded and replayed offline", () => {
   it.each([
@@ -37,31 +33,7 @@ describe("the Vercel AI SDK, recorded and replayed offline", () => {
     ["openai", "stream"],
   ] as const)("%s %s: a tool call and the answer; the replay sends nothing and runs no tool", async (provider, mode) => {
     const name = `${provider}-${mode || "plain"}`;
-    const cassette = join(fx.dir, `${name}.json`);
-    const log = join(fx.dir, `${name}.log`);
-    const reply = (c: object) =>
-      provider === "anthropic" ? (mode ? { sse: anthropicSSE(c) } : { json: anthropicMessage(c) }) : mode ? { sse: openaiSSE(c) } : { json: openaiCompletion(c) };
-    fx.fake.enqueue(reply(weather), reply({ text: "Sunny in Lisbon." }));
-    const args = ["agent.mjs", provider, ...(mode ? [mode] : [])];
-    const seen = fx.fake.requests.length;
-
-    const recorded = await hookedNode(APP, args, env(log, { BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }));
-    expect(recorded.stderr).toBe("");
-    expect(recorded.stdout).toBe("steps: 2, text: Sunny in Lisbon.\n");
-    expect(recorded.code).toBe(0);
-    expect(readFileSync(log, "utf8")).toBe("get_weather Lisbon\n");
-    expect(fx.fake.requests.length).toBe(seen + 2);
-    const trace = readCassette(cassette);
-    expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"]);
-    expect(toolNames(trace)).toEqual(["get_weather"]);
-
-    rmSync(log);
-    const replayed = await hookedNode(APP, args, env(log, { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette }), true);
-    expect(replayed.stderr).toBe("");
-    expect(replayed.stdout).toBe(recorded.stdout);
-    expect(replayed.code).toBe(0);
-    expect(existsSync(log)).toBe(false);
-    expect(fx.fake.requests.length).toBe(seen + 2);
+    await twoStepRecordedAndReplayed({ fake: fx.fake, provider, streamed: mode === "stream", cwd: APP, args: ["agent.mjs", provider, ...(mode ? [mode] : [])], env: env(), dir: fx.dir, name, stdout: "steps: 2, text: Sunny in Lisbon.\n" });
   });
 });
 
@@ -69,7 +41,7 @@ describe("what the door stops", () => {
   it("openai(model), the Responses API: refused before anything is sent, naming openai.chat(model)", async () => {
     const seen = fx.fake.requests.length;
     const cassette = join(fx.dir, "responses.json");
-    const r = await hookedNode(APP, ["agent.mjs", "responses"], env(join(fx.dir, "responses.log"), { BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }));
+    const r = await hookedNode(APP, ["agent.mjs", "responses"], env({ TOOL_LOG: join(fx.dir, "responses.log"), BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }));
     expect(r.stdout).toBe(
       "failed: [blackbox] The OpenAI Responses API (client.responses.create) is not supported yet; use client.chat.completions.create instead (with the Vercel AI SDK: openai.chat(model), not openai(model)).\n",
     );
@@ -84,7 +56,7 @@ describe("what the door stops", () => {
     const r = await hookedNode(
       APP,
       ["agent.mjs", provider],
-      env(join(fx.dir, "in-code.log"), { ANTHROPIC_BASE_URL: undefined, OPENAI_BASE_URL: undefined, GATEWAY: fx.fake.url, BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }),
+      env({ TOOL_LOG: join(fx.dir, "in-code.log"), ANTHROPIC_BASE_URL: undefined, OPENAI_BASE_URL: undefined, GATEWAY: fx.fake.url, BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }),
     );
     const base = provider === "anthropic" ? fx.fake.url : `${fx.fake.url}/v1`; // Blackbox's base URLs are the official SDKs' (no /v1 for Anthropic)
     expect(r.stdout).toMatch(new RegExp(`^failed: \\[blackbox\\] a model call of an SDK client \\(user-agent "ai/6\\.0\\.326 ai-sdk/provider-utils/[^"]*"\\) went to ${base.replace(/[.]/g, "\\.")}, which is not a provider base URL Blackbox knows`));

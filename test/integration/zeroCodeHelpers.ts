@@ -1,12 +1,12 @@
 /** Shared by the zero-code tests: temp folders, the hooked node, and cassette reading. */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { afterAll, beforeAll, expect } from "vitest";
 import { join } from "node:path";
 import { verifyTrace } from "../../src/trace/verify.js";
 import type { Trace } from "../../src/trace/types.js";
 import { ROOT, runProcess, type ChildOptions, type ChildResult } from "../helpers/child.js";
-import { anthropicMessage, openaiCompletion, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { afterAll, beforeAll } from "vitest";
+import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
 
 export const REGISTER = join(ROOT, "register.mjs");
 export const BIN = join(ROOT, "bin", "blackbox.mjs");
@@ -112,4 +112,39 @@ export function useZeroCodeFixture(...apps: string[]): { readonly fake: FakeProv
     tmp.cleanup();
   });
   return env;
+}
+
+/**
+ * A framework app's two-step weather run (a get_weather call for Lisbon, then "Sunny in
+ * Lisbon."; queued on `fake` in `provider`'s wire format, streamed or not): recorded, then
+ * replayed under unshare -n. The app's tool appends `get_weather <city>` to $TOOL_LOG: it
+ * ran once in record, not in the replay, which prints the same and sends nothing.
+ */
+export async function twoStepRecordedAndReplayed(o: {
+  fake: FakeProvider; provider: "anthropic" | "openai"; streamed: boolean;
+  cwd: string; args: string[]; env: Record<string, string | undefined>; dir: string; name: string; stdout: string;
+}): Promise<void> {
+  const reply = (c: Parameters<typeof anthropicMessage>[0]) =>
+    o.provider === "anthropic" ? (o.streamed ? { sse: anthropicSSE(c) } : { json: anthropicMessage(c) }) : o.streamed ? { sse: openaiSSE(c) } : { json: openaiCompletion(c) };
+  o.fake.enqueue(reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }), reply({ text: "Sunny in Lisbon." }));
+  const cassette = join(o.dir, `${o.name}.json`);
+  const log = join(o.dir, `${o.name}.log`);
+  const seen = o.fake.requests.length;
+  const recorded = await hookedNode(o.cwd, o.args, { ...o.env, TOOL_LOG: log, BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette });
+  expect(recorded.stderr).toBe("");
+  expect(recorded.stdout).toBe(o.stdout);
+  expect(recorded.code).toBe(0);
+  expect(readFileSync(log, "utf8")).toBe("get_weather Lisbon\n");
+  expect(o.fake.requests.length).toBe(seen + 2);
+  const trace = readCassette(cassette);
+  expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"]);
+  expect(toolNames(trace)).toEqual(["get_weather"]);
+
+  rmSync(log);
+  const replayed = await hookedNode(o.cwd, o.args, { ...o.env, TOOL_LOG: log, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette }, true);
+  expect(replayed.stderr).toBe("");
+  expect(replayed.stdout).toBe(recorded.stdout);
+  expect(replayed.code).toBe(0);
+  expect(existsSync(log)).toBe(false);
+  expect(o.fake.requests.length).toBe(seen + 2);
 }

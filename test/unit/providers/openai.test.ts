@@ -107,6 +107,20 @@ describe("openai parseRequest", () => {
   });
 
   const msgs = (...m: unknown[]) => ({ model: "m", messages: m });
+
+  // LangChain's ChatOpenAI sends `name` on every tool message (the tool's own): the tool step holds it
+  const called = { role: "assistant", content: null, tool_calls: [{ id: "call_A", type: "function", function: { name: "get_weather", arguments: "{}" } }] };
+  it("a tool message naming the tool it answers parses as it does without the name", () => {
+    const plain = o.parseRequest(msgs(called, { role: "tool", tool_call_id: "call_A", content: "sunny" }), new ToolCallIds());
+    const named = o.parseRequest(msgs(called, { role: "tool", tool_call_id: "call_A", name: "get_weather", content: "sunny" }), new ToolCallIds());
+    expect(named.input).toEqual(plain.input);
+  });
+  it("refuses a tool message naming another tool than the one it answers", () => {
+    expect(() => o.parseRequest(msgs(called, { role: "tool", tool_call_id: "call_A", name: "book_hotel", content: "x" }), new ToolCallIds())).toThrow(
+      /messages\[1\] carries a name \("book_hotel"\); message names are not supported yet/,
+    );
+  });
+
   const refusals: [string, unknown, RegExp][] = [
     ["an image part", msgs({ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }), /"image_url" part; image, audio and file parts are not supported yet/],
     ["an audio part", msgs({ role: "user", content: [{ type: "input_audio", input_audio: {} }] }), /"input_audio" part/],
