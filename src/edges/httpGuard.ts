@@ -46,7 +46,8 @@ export function refusalFor(request: OutgoingRequest, url: string, mode: string, 
   const fix = axios
     ? `${sdk} sends requests with axios, which Blackbox cannot see: upgrade to openai >= 4 (5 or later recommended)`
     : sdk
-    ? `The copy of ${sdk.split(" ")[0]} that sent it was not found from the working folder or the script's folder, so Blackbox could not switch it to fetch: run the command from the folder that installs it, import "${sdk.split(" ")[0]}/shims/web" before "${sdk.split(" ")[0]}" in the agent, or upgrade it (openai 5 and later, and @anthropic-ai/sdk 1.x, use fetch)`
+    ? `The copy of ${sdk.split(" ")[0]} that sent it was not found from the working folder or the script's folder, so Blackbox could not switch it to fetch: run the command from the folder that installs it, import "${sdk.split(" ")[0]}/shims/web" before "${sdk.split(" ")[0]}" in the agent, or upgrade it (openai 5 and later, and @anthropic-ai/sdk 1.x, use fetch). ` +
+      `A copy another package brings along (\`npm ls ${sdk.split(" ")[0]}\` shows where; @langchain/openai 0.x brings openai 4) is switched by upgrading that package`
     : "Send model calls with the official SDKs (they use fetch), or pass bb.fetch as the client's fetch";
   return new BlackboxUnsupportedError(
     `${model ? "a model call" : "a request to the provider"} (${request.method} ${url}) went around Blackbox: ${who}, which ${mode === "record" ? "Blackbox cannot record" : "a replay cannot answer"}, so it was stopped before it left the process. ${fix}.`,

@@ -116,6 +116,7 @@ test("an openai 4.x found from neither folder is stopped at its first model call
   const r = await hookedNode(fx.dir, [launcher], { ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   const refusal = /^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\) went around Blackbox: openai 4\.104\.0 sent it with Node's http client \(node-fetch\), which Blackbox cannot record, so it was stopped before it left the process\. The copy of openai that sent it was not found from the working folder or the script's folder.*import "openai\/shims\/web" before "openai".*No cassette was written to .*bypass\.json\.$/m;
   expect(r.stderr).toMatch(refusal);
+  expect(r.stderr).toContain("A copy another package brings along (`npm ls openai` shows where; @langchain/openai 0.x brings openai 4) is switched by upgrading that package.");
   expect(r.code).not.toBe(0);
   expect(fx.fake.requests.length).toBe(seen); // nothing reached the provider
   expect(exists(out)).toBe(false);
