@@ -46,7 +46,7 @@ const AI_SDK = /(^|\s)ai-sdk\//;
  * these (Groq's); and the Vercel AI SDK by its user-agent. Named then by what it says of
  * itself, not as one of the two.
  */
-function sdkOf(h: Record<string, string>): { provider: ProviderName; sdk: string; azure: boolean } | undefined {
+function sdkOf(h: Record<string, string>): { provider: ProviderName; sdk: string; azure: boolean; generic?: boolean } | undefined {
   const ua = h["user-agent"] ?? "";
   const agent = AGENT.exec(ua);
   if (agent) {
@@ -61,7 +61,7 @@ function sdkOf(h: Record<string, string>): { provider: ProviderName; sdk: string
   if (version === undefined && !AI_SDK.test(ua)) return undefined;
   const provider: ProviderName = h["anthropic-version"] !== undefined ? "anthropic" : "openai";
   const pkg = version === undefined ? "" : `, package version ${JSON.stringify(version.slice(0, 20))}`;
-  return { provider, sdk: `an SDK client (user-agent ${JSON.stringify(ua.slice(0, 60))}${pkg})`, azure: false };
+  return { provider, sdk: `an SDK client (user-agent ${JSON.stringify(ua.slice(0, 60))}${pkg})`, azure: false, generic: version !== undefined && !AI_SDK.test(ua) };
 }
 
 /** The stray model call `method url headers` is, or undefined for any other request (checked by path first: no header is read for most). */
@@ -70,10 +70,12 @@ export function strayModelCall(method: string, url: URL, headers: unknown): Stra
   if (kinds.every(([, kind]) => kind === "other")) return undefined;
   const from = sdkOf(normalizeHeaders(headers));
   if (!from) return undefined;
-  const { provider, sdk, azure } = from;
+  const { provider, sdk, azure, generic } = from;
   const kind = kinds.find(([p]) => p === provider)![1];
   if (kind === "other") return undefined;
   const path = url.pathname.replace(/\/+$/, "");
+  // a client known by the Stainless header alone may be any service's (a forms API's POST /v1/forms/<id>/responses is no Responses API call): only /v1/responses is
+  if (kind !== "model" && generic && provider === "openai" && !path.endsWith("/v1/responses")) return undefined;
   if (kind !== "model") return { provider, sdk, base: url.origin, azure, unsupported: kind.unsupported };
   let base = path.slice(0, path.length - ENDPOINT[provider].length);
   // AzureOpenAI sends to <endpoint>/openai/deployments/<model>/...: its base URL is <endpoint>/openai, for every deployment
