@@ -83,7 +83,13 @@ export function guardHttpClients(session: GuardedSession): () => void {
     try {
       if (!session.routes.onProviderHost(url) && !session.route(url)) {
         // an SDK's model call to a base URL no route names (as the dispatcher door stops them: src/edges/unrouted.ts)
-        const stray = strayModelCall(request.method, new URL(url), { "user-agent": request.getHeader("user-agent") });
+        // the headers unrouted.ts tells an SDK by (its user-agent, else the Stainless and Anthropic version headers)
+        const header = (name: string) => request.getHeader(name);
+        const stray = strayModelCall(request.method, new URL(url), {
+          "user-agent": header("user-agent"),
+          "x-stainless-package-version": header("x-stainless-package-version"),
+          "anthropic-version": header("anthropic-version"),
+        });
         if (!stray) {
           // a socket a later model call could be written to (a proxy's, or one to a provider's
           // host under another Host header) is not kept alive either

@@ -128,21 +128,26 @@ test("an openai 4.x found from neither folder is stopped at its first model call
   expect(replayed.code).not.toBe(0);
 });
 
-test("an unswitched openai 4.x with its base URL set in code, on no route: its model call is stopped at the http client, named with the base URL to add", async () => {
-  const agent = join(fx.dir, "stray4.mjs");
+// openai names its client class in the user-agent: a subclass is known by the Stainless header at the http client too
+test.each([
+  ["OpenAI", "", "openai 4.104.0"],
+  ["MyOpenAI", "class MyOpenAI extends OpenAI {}", 'an SDK client (user-agent "MyOpenAI/JS 4.104.0", package version "4.104.0")'],
+])("an unswitched openai 4.x (%s) with its base URL set in code, on no route: its model call is stopped at the http client, named with the base URL to add", async (cls, decl, sdk) => {
+  const agent = join(fx.dir, `stray4-${cls}.mjs`);
   writeFileSync(
     agent,
     `const { default: OpenAI } = await import(${JSON.stringify(join(VERSIONS, "openai4", "node_modules", "openai", "index.mjs"))});
-const client = new OpenAI({ maxRetries: 0, baseURL: process.env.GATEWAY + "/v1" });
+${decl}
+const client = new ${cls}({ maxRetries: 0, baseURL: process.env.GATEWAY + "/v1" });
 try { await client.chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: "hi" }] }); console.log("sent"); }
 catch (err) { console.log("agent saw:", err.constructor.name); }
 `,
   );
   const seen = fx.fake.requests.length;
-  const out = join(fx.dir, "stray4.json");
+  const out = join(fx.dir, `stray4-${cls}.json`);
   const r = await hookedNode(fx.dir, [agent], { ...OPENAI4_ENV, GATEWAY: fx.fake.url, OPENAI_BASE_URL: undefined, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
   expect(r.stdout).toBe("agent saw: APIConnectionError\n");
-  expect(r.stderr).toContain(`blackbox: a model call of openai 4.104.0 went to ${fx.fake.url}/v1, which is not a provider base URL Blackbox knows`);
+  expect(r.stderr).toContain(`blackbox: a model call of ${sdk} went to ${fx.fake.url}/v1, which is not a provider base URL Blackbox knows`);
   expect(r.stderr).toContain(`Name that base URL: run with OPENAI_BASE_URL=${fx.fake.url}/v1`);
   expect(r.code).not.toBe(0);
   expect(fx.fake.requests.length).toBe(seen);
