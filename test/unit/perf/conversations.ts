@@ -2,7 +2,7 @@
  * Random tool-loop conversations for the incremental-replay differential test: the
  * request bodies an agent sends (each the previous one plus new messages), as recorded
  * and as replayed with random edits anywhere (history, system, tools, params, key order,
- * whitespace, invalid JSON, refused messages), and the id registrations that happen
+ * whitespace, invalid JSON, refused messages, tool messages with a name), and the id registrations that happen
  * between requests (replayed responses' bbx_call-N ids, and remaps).
  */
 import fc from "fast-check";
@@ -18,7 +18,7 @@ export interface Conversation {
 type Msg = Record<string, unknown>;
 type Round = { kind: "tools" | "user" | "text"; calls: number; bbx: boolean };
 
-const EDITS = ["msgText", "lastText", "lastText", "system", "systemBlocks", "tools", "params", "keyOrder", "streamLast", "pretty", "trailing", "ws", "invalid", "drop", "junk", "unknownResult", "none"] as const;
+const EDITS = ["msgText", "lastText", "lastText", "system", "systemBlocks", "tools", "params", "keyOrder", "streamLast", "pretty", "trailing", "ws", "invalid", "drop", "junk", "unknownResult", "toolName", "none"] as const;
 type Edit = { at: number; kind: (typeof EDITS)[number]; pick: number; persistent: boolean };
 
 const editArb: fc.Arbitrary<Edit> = fc.record({ at: fc.nat(12), kind: fc.constantFrom(...EDITS), pick: fc.nat(), persistent: fc.boolean() });
@@ -95,6 +95,11 @@ function applyEdit(provider: ProviderName, b: Msg, e: Edit, text?: string): { bo
     case "unknownResult":
       messages.push(provider === "anthropic" ? { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_nobody", content: "x" }] } : { role: "tool", tool_call_id: "call_nobody", content: "x" });
       break;
+    case "toolName": { // OpenAI: a tool message naming its tool (LangChain's ChatOpenAI), accepted; or another tool, refused
+      const tool = messages.find((x, k) => k >= e.pick % Math.max(1, messages.length) && x !== null && typeof x === "object" && x.role === "tool") ?? messages.find((x) => x?.role === "tool");
+      if (provider === "openai" && tool) tool.name = e.pick % 3 === 0 ? "book_hotel" : "get_weather";
+      break;
+    }
     case "pretty":
       return { body: b, text: JSON.stringify(b, null, e.pick % 2 ? 2 : undefined) };
     case "trailing":
