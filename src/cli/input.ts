@@ -35,13 +35,13 @@ export function readCliCassetteText(file: string, verb: string): Promise<string>
   return file === STDIN ? readStdin(verb) : readCassetteText(file);
 }
 
-/** The name to put in messages about `file`. */
 /** A path as the user would type it from here: relative when it is under the working folder. */
 export function shownPath(file: string): string {
   const rel = relative(process.cwd(), file);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
 }
 
+/** The name to put in messages about `file`. */
 export function cassetteLabel(file: string): string {
   return file === STDIN ? STDIN_LABEL : file;
 }

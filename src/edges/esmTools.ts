@@ -71,7 +71,6 @@ interface FileState {
   bound: Array<{ fn: AnyFn; wrapped: AnyFn } | undefined>;
 }
 
-
 /** One target per export name (the first wins, as when a hook meets a function already wrapped). */
 function distinctExports(targets: ToolTarget[]): ToolTarget[] {
   const seen = new Set<string>();

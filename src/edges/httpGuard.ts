@@ -10,7 +10,7 @@
 import diagnostics from "node:diagnostics_channel";
 import { BlackboxUnsupportedError } from "../errors.js";
 import type { ProviderRoutes } from "../session/routes.js";
-import { strayModelCall, strayRefusal } from "./unrouted.js";
+import { SDK_HEADERS, strayModelCall, strayRefusal } from "./unrouted.js";
 
 interface OutgoingRequest {
   method: string;
@@ -83,13 +83,7 @@ export function guardHttpClients(session: GuardedSession): () => void {
     try {
       if (!session.routes.onProviderHost(url) && !session.route(url)) {
         // an SDK's model call to a base URL no route names (as the dispatcher door stops them: src/edges/unrouted.ts)
-        // the headers unrouted.ts tells an SDK by (its user-agent, else the Stainless and Anthropic version headers)
-        const header = (name: string) => request.getHeader(name);
-        const stray = strayModelCall(request.method, new URL(url), {
-          "user-agent": header("user-agent"),
-          "x-stainless-package-version": header("x-stainless-package-version"),
-          "anthropic-version": header("anthropic-version"),
-        });
+        const stray = strayModelCall(request.method, new URL(url), Object.fromEntries(SDK_HEADERS.map((name) => [name, request.getHeader(name)])));
         if (!stray) {
           // a socket a later model call could be written to (a proxy's, or one to a provider's
           // host under another Host header) is not kept alive either

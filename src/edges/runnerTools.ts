@@ -8,6 +8,7 @@
  * `tool.function.function(...)`, and the module's own references to the object (a list of
  * tools it builds from it) hold the wrapped tool as well.
  */
+import { isObj, type Obj } from "../providers/wire.js";
 import type { AnyFn } from "../session/types.js";
 
 export interface RunnerTool {
@@ -18,9 +19,6 @@ export interface RunnerTool {
   /** Put `wrapped` where the runner finds the function; false when the object does not take it (frozen). */
   replace(wrapped: AnyFn): boolean;
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
 function holder(obj: Obj, key: string, name: unknown): RunnerTool {
   return {

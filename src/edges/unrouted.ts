@@ -38,6 +38,9 @@ const AGENT = /^(OpenAI|AzureOpenAI|Anthropic[A-Za-z]*)\/JS (\S+)/;
 
 const AI_SDK = /(^|\s)ai-sdk\//;
 
+/** The request headers sdkOf reads (lower case): what a door that does not read all of them (the http guard) hands over. */
+export const SDK_HEADERS = ["user-agent", "x-stainless-package-version", "anthropic-version"] as const;
+
 /**
  * Which SDK sent `h`: by its user-agent (AGENT), else by the headers that SDKs generated
  * like these two send (`x-stainless-package-version`; `anthropic-version` from an
@@ -58,10 +61,11 @@ function sdkOf(h: Record<string, string>): { provider: ProviderName; sdk: string
   }
   const version = h["x-stainless-package-version"];
   // the Vercel AI SDK's providers (@ai-sdk/anthropic, @ai-sdk/openai) send the wire formats themselves: `ai/6.0.326 ai-sdk/provider-utils/4.0.65 ...`
-  if (version === undefined && !AI_SDK.test(ua)) return undefined;
+  const aiSdk = AI_SDK.test(ua);
+  if (version === undefined && !aiSdk) return undefined;
   const provider: ProviderName = h["anthropic-version"] !== undefined ? "anthropic" : "openai";
   const pkg = version === undefined ? "" : `, package version ${JSON.stringify(version.slice(0, 20))}`;
-  return { provider, sdk: `an SDK client (user-agent ${JSON.stringify(ua.slice(0, 60))}${pkg})`, azure: false, generic: version !== undefined && !AI_SDK.test(ua) };
+  return { provider, sdk: `an SDK client (user-agent ${JSON.stringify(ua.slice(0, 60))}${pkg})`, azure: false, generic: !aiSdk };
 }
 
 /** The stray model call `method url headers` is, or undefined for any other request (checked by path first: no header is read for most). */

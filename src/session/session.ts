@@ -179,7 +179,7 @@ export class SessionImpl implements Session {
     this.firstError ??= err;
   }
 
-  /** A door's own refusal of a provider call (an SDK's model call to a base URL no route names, src/edges/unrouted.ts): the run fails with it, and the SDK gets it as any refused call. */
+  /** A provider call refused wherever it goes (a stray SDK call, src/edges/unrouted.ts; one classify refuses): the run fails with it, and the SDK gets it as any refused call. */
   refuse(provider: ProviderName, err: BlackboxError): HttpResponseLike {
     this.fail(err);
     return this.errorResponse(adapters[provider], err);

@@ -82,7 +82,7 @@ export interface Session {
    * the URL's origin decides, and a request to no provider origin is forwarded.
    */
   handle(request: WireRequest, forward: Forward, signal?: AbortSignal, provider?: ProviderName): Promise<HttpResponseLike>;
-  /** A door's own refusal of a provider call (a model call to a base URL no route names): the run fails with it; the reply the SDK gets. */
+  /** A provider call refused wherever it goes (a model call to a base URL no route names, one the adapter refuses): the run fails with it; the reply the SDK gets. */
   refuse(provider: ProviderName, err: BlackboxError): HttpResponseLike;
   /** True once the session has seen a model or tool call. */
   readonly active: boolean;
