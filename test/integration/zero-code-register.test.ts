@@ -1,7 +1,8 @@
 /**
  * `node --import <root>/register.mjs agent` with the environment set by hand: ESM,
- * CommonJS and tsx agents, the Anthropic and OpenAI SDKs, recorded against the fake
- * provider, then replayed with no network at all and the side-effect tool not run.
+ * CommonJS and tsx agents, a TypeScript agent Node runs itself (type stripping, where
+ * Node has it), the Anthropic and OpenAI SDKs, recorded against the fake provider, then
+ * replayed with no network at all and the side-effect tool not run.
  */
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -53,6 +54,19 @@ const cases: Case[] = [
         offline,
       }),
   },
+  // Node 22.18+ and 24 run a .ts file themselves (`node agent.ts`): the agent, its tools
+  // module (named in a TypeScript config) and the types it imports are stripped by Node,
+  // not by a loader. Node 20 has no type stripping: this case runs in .ci/run's Node 24
+  // and 22 passes.
+  ...((process.features as { typescript?: string }).typescript
+    ? [{
+        name: "TypeScript agent and tools run by Node itself (type stripping), TypeScript config",
+        dir: join(FIXTURES, "ts-native"),
+        wire: "anthropic",
+        tools: ["get_weather", "save_note"],
+        run: (env, offline) => hookedNode(join(FIXTURES, "ts-native"), ["agent.ts"], env, offline),
+      } satisfies Case]
+    : []),
 ];
 
 describe.each(cases)("$name", (c) => {
