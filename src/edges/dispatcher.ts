@@ -6,13 +6,15 @@
  * `import "undici"` alone costs ~100 ms of start-up, and only `dispatch` is needed.
  */
 import { EventEmitter } from "node:events";
+import { createRequire } from "node:module";
 import type { ProviderName } from "../providers/types.js";
 import type { Forward, HttpResponseLike, Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
 import { isFormData, withEncodedForm } from "./formBody.js";
 import { deferFetchStack, existingDispatcher, fallbackAgent, fetchStackDeferred, setGlobalDispatcherSlots } from "./fetchStack.js";
+import { guardFetch } from "./fetchGuard.js";
 import { forwardThrough, type DispatcherLike } from "./forward.js";
-import { DOOR_MARK, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
+import { DOOR_MARK, FORWARDED, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
 import { strayModelCall, strayRefusal, type StrayCall } from "./unrouted.js";
 import { bodyChunks, requestUrl, wireRequest, type DispatchOptions } from "./wire.js";
 
@@ -43,6 +45,7 @@ export class BlackboxDispatcher extends EventEmitter {
   }
 
   dispatch(opts: DispatchOptions, handler: AnyHandler): boolean {
+    if (opts[FORWARDED] === true) return this.#passOn(opts, handler); // a session's upstream call, on its way
     let url: URL | undefined;
     let provider: ProviderName | undefined;
     try {
@@ -61,7 +64,10 @@ export class BlackboxDispatcher extends EventEmitter {
     return true;
   }
 
-  #passOn(opts: DispatchOptions, handler: AnyHandler): boolean {
+  #passOn(opts: DispatchOptions, given: AnyHandler): boolean {
+    // An undici 7 dispatcher over the door (RetryAgent, an interceptor) hands it a handler of
+    // the new API only, which Node 20's own Agent below cannot take: it gets the legacy face.
+    const handler = typeof given.onRequestStart === "function" ? legacyFace(given) : given;
     if (!isFormData(opts.body)) return this.previous.dispatch(opts, handler);
     withEncodedForm(opts).then(
       (encoded) => this.previous.dispatch(encoded, handler),
@@ -102,6 +108,16 @@ export class BlackboxDispatcher extends EventEmitter {
     }
   }
 
+  /**
+   * `getGlobalDispatcher().compose(interceptor)`, as apps put a retry or logging interceptor
+   * over the global dispatcher, which is the door: undici's own compose (undici is loaded
+   * only here, and the app that composes has loaded it already).
+   */
+  compose(...interceptors: unknown[]): DispatcherLike {
+    const { Dispatcher } = createRequire(import.meta.url)("undici") as { Dispatcher: { prototype: { compose(...i: unknown[]): DispatcherLike } } };
+    return Dispatcher.prototype.compose.apply(this, interceptors);
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }
@@ -109,6 +125,12 @@ export class BlackboxDispatcher extends EventEmitter {
   destroy(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** undici's own adapter from a new-API handler to the legacy one (loaded when first needed). */
+function legacyFace(handler: AnyHandler): AnyHandler {
+  const unwrap = createRequire(import.meta.url)("undici/lib/handler/unwrap-handler.js") as { unwrap(h: AnyHandler): AnyHandler };
+  return unwrap.unwrap(handler);
 }
 
 /**
@@ -121,17 +143,25 @@ export async function installDispatcher(session: Door): Promise<() => void> {
   // its Agent later, at the first touch of its fetch. Node 24 loads the stack (and makes its
   // Agent) at the first look at `Response`, which fetchStackDeferred() is.
   const loaded = existingDispatcher() ?? (fetchStackDeferred() ? undefined : (existingDispatcher() ?? fallbackAgent()));
+  // A fetch given a dispatcher of the app's, or made after the app replaced the door, goes through a door over it (fetchGuard.ts).
+  const doorOver = (below: DispatcherLike) => new BlackboxDispatcher(session, below);
   if (loaded) {
     const door = new BlackboxDispatcher(session, loaded);
     setGlobalDispatcherSlots(door);
+    const unguard = guardFetch(door, doorOver);
     return once(() => {
+      unguard();
       if (current() === door) setGlobalDispatcherSlots(loaded);
     });
   }
   let stack: ReturnType<typeof deferFetchStack> | undefined;
   const door = new BlackboxDispatcher(session, () => stack!.agent());
   stack = deferFetchStack(door);
-  return once(stack.undo);
+  const unguard = guardFetch(door, doorOver);
+  return once(() => {
+    unguard();
+    stack!.undo();
+  });
 }
 
 function current(): unknown {

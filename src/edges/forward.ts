@@ -7,6 +7,7 @@
 import type { WireRequest } from "../providers/types.js";
 import type { Forward, HttpResponseLike } from "../session/types.js";
 import { ChunkQueue } from "./chunkQueue.js";
+import { FORWARDED } from "./globalDispatcher.js";
 import { normalizeHeaders } from "./wire.js";
 
 export interface DispatcherLike {
@@ -99,7 +100,7 @@ export function forwardThrough(previous: DispatcherLike): Forward {
         },
       };
       previous.dispatch(
-        { origin: url.origin, path: url.pathname + url.search, method: request.method, headers, body: request.body ?? null },
+        { origin: url.origin, path: url.pathname + url.search, method: request.method, headers, body: request.body ?? null, [FORWARDED]: true },
         handler,
       );
     });

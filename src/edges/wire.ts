@@ -10,7 +10,7 @@ export interface DispatchOptions {
   method: string;
   headers?: unknown;
   body?: unknown;
-  [key: string]: unknown;
+  [key: string | symbol]: unknown;
 }
 
 export function requestUrl(opts: DispatchOptions): URL {

@@ -1,4 +1,4 @@
-import { dispatcherBelowDoor } from "../edges/globalDispatcher.js";
+import { dispatcherBelowDoor, FORWARDED } from "../edges/globalDispatcher.js";
 import type { WireRequest } from "../providers/types.js";
 import type { HttpResponseLike, Session } from "./types.js";
 
@@ -85,13 +85,15 @@ export function makeFetch(session: Pick<Session, "route" | "handle" | "mode">): 
       // run would gather a listener a call (MaxListenersExceededWarning after 10)
       signal = callerSignal ? AbortSignal.any([callerSignal, upstream.signal]) : upstream.signal;
     }
+    const own = (init as { dispatcher?: unknown } | undefined)?.dispatcher; // the SDK's fetchOptions: { dispatcher } (a proxy)
     const forward = async (req: WireRequest, sig?: AbortSignal): Promise<HttpResponseLike> => {
-      const init: FetchInit & { dispatcher?: unknown } = { method: req.method, headers: req.headers, body: req.body, signal: sig };
-      // Under the register hook's door, go upstream below it: the session already
-      // handled this call, and the door would hand it to the session again.
-      const below = dispatcherBelowDoor();
-      if (below) init.dispatcher = below;
-      const res = await globalThis.fetch(req.url, init);
+      // Under the register hook, go upstream through the caller's dispatcher or the one below
+      // the door, marked: the session already handled this call, and the door (or the hook's
+      // fetch guard) would hand it to the session again.
+      const upstreamInit: FetchInit & { dispatcher?: unknown; [FORWARDED]: true } = { method: req.method, headers: req.headers, body: req.body, signal: sig, [FORWARDED]: true };
+      const through = own ?? dispatcherBelowDoor();
+      if (through) upstreamInit.dispatcher = through;
+      const res = await globalThis.fetch(req.url, upstreamInit);
       const headers: Record<string, string> = {};
       res.headers.forEach((v, k) => (headers[k] = v));
       const body: AsyncIterable<Uint8Array> = res.body ? (res.body as unknown as AsyncIterable<Uint8Array>) : (async function* () {})();

@@ -1,0 +1,56 @@
+/**
+ * Node's fetch with a dispatcher the app chose never reaches the door in the global slot:
+ * `fetch(url, { dispatcher })` (how both SDKs document a proxy: `new Anthropic({
+ * fetchOptions: { dispatcher: new ProxyAgent(...) } })`), and any fetch after the app set
+ * a global dispatcher of its own once the hook was in (`setGlobalDispatcher(new
+ * Agent({ headersTimeout: 0 }))`, `new EnvHttpProxyAgent()`), which replaces the door in
+ * the slot. Those model calls went out unrecorded, and in a replay to the network.
+ *
+ * So `globalThis.fetch` is wrapped: such a fetch is given a door over that dispatcher
+ * instead (one per dispatcher). Provider endpoints go through the session as at the global
+ * door; everything else, and a recorded call's upstream leg, goes through the app's
+ * dispatcher, as it would have. One property read a call when the app chose none.
+ */
+import { DOOR_MARK, FORWARDED, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
+import type { DispatcherLike } from "./forward.js";
+
+type Fetch = (this: unknown, input: unknown, init?: Record<string | symbol, unknown>) => unknown;
+
+function isDispatcher(value: unknown): value is DispatcherLike {
+  return !!value && typeof (value as DispatcherLike).dispatch === "function";
+}
+
+function isDoor(value: unknown): boolean {
+  return (value as Record<symbol, unknown>)[DOOR_MARK] === true;
+}
+
+/**
+ * Wraps `globalThis.fetch` (where it is a function the process may replace); `doorOver`
+ * makes a door over one of the app's dispatchers. Returns undo (puts back the fetch it
+ * wrapped, if it is still ours).
+ */
+export function guardFetch(door: object, doorOver: (below: DispatcherLike) => DispatcherLike): () => void {
+  const globals = globalThis as unknown as Record<string | symbol, unknown>;
+  const found = Object.getOwnPropertyDescriptor(globalThis, "fetch");
+  if (!found || typeof found.value !== "function" || !(found.writable || found.configurable)) return () => {};
+  const original = found.value as Fetch;
+  const doors = new WeakMap<object, DispatcherLike>();
+  const over = (below: DispatcherLike): DispatcherLike => {
+    let made = doors.get(below);
+    if (!made) doors.set(below, (made = doorOver(below)));
+    return made;
+  };
+  const fetch = function fetch(this: unknown, input: unknown, init?: Record<string | symbol, unknown>): unknown {
+    if (init?.[FORWARDED] === true) return original.call(this, input, init); // bb.fetch's upstream leg: the session has it already
+    const own = init?.dispatcher;
+    const chosen = own ?? globals[LEGACY_GLOBAL_DISPATCHER];
+    if (chosen !== door && isDispatcher(chosen) && !isDoor(chosen)) init = { ...init, dispatcher: over(chosen) };
+    return original.call(this, input, init);
+  };
+  Object.defineProperty(fetch, "name", { value: original.name });
+  Object.defineProperty(fetch, "length", { value: original.length });
+  Object.defineProperty(globalThis, "fetch", { ...found, value: fetch });
+  return () => {
+    if (Object.getOwnPropertyDescriptor(globalThis, "fetch")?.value === fetch) Object.defineProperty(globalThis, "fetch", found);
+  };
+}
