@@ -1,10 +1,10 @@
 /**
  * An app that picks its own undici dispatcher: the SDK's `fetchOptions: { dispatcher }`
  * (both SDKs' documented proxy setup), or `setGlobalDispatcher(new Agent(...))` after the
- * hook put the door in the global slot. Such a fetch never reached the door: its model
- * calls went out unrecorded, and in a replay to the network. Each is recorded with its
- * upstream leg through the app's dispatcher, and replayed with no network, the tool not
- * run and the app's dispatcher not called. A global dispatcher that wraps the door
+ * hook put the door in the global slot; with the global fetch or undici's own. Such a
+ * fetch never reached the door: its model calls went out unrecorded, and in a replay to
+ * the network. Each is recorded with its upstream leg through the app's dispatcher, and
+ * replayed with no network, the tool not run and the app's dispatcher not called. A global dispatcher that wraps the door
  * (`new RetryAgent(getGlobalDispatcher())`, `getGlobalDispatcher().compose(...)`) works too.
  */
 import { readFileSync, rmSync } from "node:fs";
@@ -21,6 +21,8 @@ const fx = useZeroCodeFixture();
 const SETUPS = [
   ["fetch-options", 1],
   ["global-after", 1],
+  ["undici-fetch", 1],
+  ["undici-global", 1],
   ["retry-agent", 1],
   ["compose", 2],
 ] as const;
