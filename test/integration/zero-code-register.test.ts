@@ -4,7 +4,7 @@
  * Node has it), the Anthropic and OpenAI SDKs, recorded against the fake provider, then
  * replayed with no network at all and the side-effect tool not run.
  */
-import { existsSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
@@ -54,20 +54,32 @@ const cases: Case[] = [
         offline,
       }),
   },
-  // Node 22.18+ and 24 run a .ts file themselves (`node agent.ts`): the agent, its tools
-  // module (named in a TypeScript config) and the types it imports are stripped by Node,
-  // not by a loader. Node 20 has no type stripping: this case runs in .ci/run's Node 24
-  // and 22 passes.
+  // Node 22.18+ and 24 run a .ts file themselves (`node agent.ts`): the agent and its tools
+  // module (named in a TypeScript config) are stripped by Node, not by a loader. Node 20
+  // has no type stripping: this case runs in .ci/run's Node 24 and 22 passes.
   ...((process.features as { typescript?: string }).typescript
     ? [{
         name: "TypeScript agent and tools run by Node itself (type stripping), TypeScript config",
-        dir: join(FIXTURES, "ts-native"),
+        dir: "ts-native",
         wire: "anthropic",
         tools: ["get_weather", "save_note"],
-        run: (env, offline) => hookedNode(join(FIXTURES, "ts-native"), ["agent.ts"], env, offline),
+        run: (env, offline) => hookedNode(nativeTsProject(), ["agent.ts"], env, offline),
       } satisfies Case]
     : []),
 ];
+
+/** The tsx case's project, its one extensionless import named as Node's type stripping needs it. */
+function nativeTsProject(): string {
+  const dir = join(fx.dir, "ts-native");
+  if (!existsSync(dir)) {
+    cpSync(join(FIXTURES, "ts"), dir, { recursive: true });
+    const agent = join(dir, "agent.ts");
+    const source = readFileSync(agent, "utf8");
+    if (!source.includes('from "./tools";')) throw new Error("the ts fixture's agent no longer imports ./tools");
+    writeFileSync(agent, source.replace('from "./tools";', 'from "./tools.ts";'));
+  }
+  return dir;
+}
 
 describe.each(cases)("$name", (c) => {
   const out = join(fx.dir, `${c.dir.split("/").pop()}.json`);
