@@ -7,16 +7,17 @@
  */
 import { EventEmitter } from "node:events";
 import { createRequire } from "node:module";
+import { isIP } from "node:net";
 import type { ProviderName } from "../providers/types.js";
 import type { Forward, HttpResponseLike, Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
 import { isFormData, withEncodedForm } from "./formBody.js";
 import { deferFetchStack, existingDispatcher, fallbackAgent, fetchStackDeferred, setGlobalDispatcherSlots } from "./fetchStack.js";
 import { guardFetch } from "./fetchGuard.js";
-import { forwardThrough, type DispatcherLike } from "./forward.js";
+import { forwardingNow, forwardThrough, type DispatcherLike } from "./forward.js";
 import { DOOR_MARK, FORWARDED, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
 import { strayModelCall, strayRefusal, type StrayCall } from "./unrouted.js";
-import { bodyChunks, requestUrl, wireRequest, type DispatchOptions } from "./wire.js";
+import { bodyChunks, normalizeHeaders, requestUrl, wireRequest, type DispatchOptions } from "./wire.js";
 
 /** The session as the door uses it; `mode` and `refuse` for a stray model call (src/edges/unrouted.ts). */
 type Door = Pick<Session, "route" | "handle" | "mode" | "refuse">;
@@ -45,12 +46,17 @@ export class BlackboxDispatcher extends EventEmitter {
   }
 
   dispatch(opts: DispatchOptions, handler: AnyHandler): boolean {
-    if (opts[FORWARDED] === true) return this.#passOn(opts, handler); // a session's upstream call, on its way
+    if (opts[FORWARDED] === true || forwardingNow()) return this.#passOn(opts, handler); // a session's upstream call, on its way
     let url: URL | undefined;
     let provider: ProviderName | undefined;
     try {
       url = opts.upgrade ? undefined : requestUrl(opts);
       provider = url === undefined ? undefined : this.#session.route(url.href);
+      if (!provider && url !== undefined && isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0) {
+        // undici's dns interceptor over the door sends to the address it resolved, the host it named in the Host header
+        const named = hostNamed(opts.headers, url);
+        if (named && (provider = this.#session.route(named.href))) url = named;
+      }
     } catch {
       provider = undefined;
     }
@@ -125,6 +131,13 @@ export class BlackboxDispatcher extends EventEmitter {
   destroy(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** The request's URL at the host its Host header names (when it has one that differs from the address). */
+function hostNamed(headers: unknown, url: URL): URL | undefined {
+  const host = normalizeHeaders(headers).host;
+  if (!host || host === url.host) return undefined;
+  return new URL(url.pathname + url.search, `${url.protocol}//${host}`);
 }
 
 /** undici's own adapter from a new-API handler to the legacy one (loaded when first needed). */

@@ -40,6 +40,18 @@ async function decoderFor(encoding: string | undefined): Promise<Decoder | undef
   return { input: chain[0]!, output: chain[chain.length - 1]! };
 }
 
+/** How many upstream dispatches are running now (synchronously: see `forwardingNow`). */
+let forwarding = 0;
+
+/**
+ * True while a session's upstream call is being dispatched: a door reached from inside
+ * that dispatch (under an app's dispatcher that wraps the door and builds new dispatch
+ * options, which drop the FORWARDED mark) is on the way of the session's own call.
+ */
+export function forwardingNow(): boolean {
+  return forwarding > 0;
+}
+
 export function forwardThrough(previous: DispatcherLike): Forward {
   return (request: WireRequest, signal?: AbortSignal) =>
     new Promise<HttpResponseLike>((resolve, reject) => {
@@ -99,9 +111,14 @@ export function forwardThrough(previous: DispatcherLike): Forward {
           pending = pending.then(() => queue.fail(err));
         },
       };
-      previous.dispatch(
-        { origin: url.origin, path: url.pathname + url.search, method: request.method, headers, body: request.body ?? null, [FORWARDED]: true },
-        handler,
-      );
+      forwarding++;
+      try {
+        previous.dispatch(
+          { origin: url.origin, path: url.pathname + url.search, method: request.method, headers, body: request.body ?? null, [FORWARDED]: true },
+          handler,
+        );
+      } finally {
+        forwarding--;
+      }
     });
 }
