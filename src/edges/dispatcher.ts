@@ -3,7 +3,8 @@
  * session, everything else to the dispatcher that was there before. Installed on the
  * globals undici 7's `setGlobalDispatcher` writes (`undici.globalDispatcher.2` and
  * `.1`, the one Node 20's built-in fetch reads). Written without importing undici:
- * `import "undici"` alone costs ~100 ms of start-up, and only `dispatch` is needed.
+ * `import "undici"` alone costs ~100 ms of start-up, and only `dispatch` is needed (the
+ * door's `compose()`, and a new-API handler it passes on, load the parts of undici they use).
  */
 import { EventEmitter } from "node:events";
 import { createRequire } from "node:module";

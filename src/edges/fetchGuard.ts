@@ -7,9 +7,9 @@
  * the slot. Those model calls went out unrecorded, and in a replay to the network.
  *
  * So the global `fetch` is wrapped: such a fetch is given a door over that dispatcher
- * instead (one per dispatcher). Provider endpoints go through the session as at the global door;
- * everything else, and a recorded call's upstream leg, goes through the app's dispatcher,
- * as it would have. A few property reads a call when the app chose none.
+ * instead (one per dispatcher). Provider endpoints go through the session as at the
+ * global door; everything else, and a recorded call's upstream leg, goes through the
+ * app's dispatcher, as it would have. Three property reads a call when the app chose none.
  */
 import { DOOR_MARK, FORWARDED, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
 import type { DispatcherLike } from "./forward.js";
@@ -54,27 +54,19 @@ export function guardFetch(door: object, doorOver: (below: DispatcherLike) => Di
     if (!made) doors.set(below, (made = doorOver(below)));
     return made;
   };
-  const guarded = (original: Fetch): Fetch => {
-    const fetch = function fetch(this: unknown, input: unknown, init?: Record<string | symbol, unknown>): unknown {
-      if (init?.[FORWARDED] === true) return original.call(this, input, init); // bb.fetch's upstream leg: the session has it already
-      const chosen = init?.dispatcher ?? globals[LEGACY_GLOBAL_DISPATCHER];
-      if (chosen !== door && isDispatcher(chosen) && !isDoor(chosen)) init = withDispatcher(init, over(chosen));
-      return original.call(this, input, init);
-    };
-    Object.defineProperty(fetch, "name", { value: original.name });
-    Object.defineProperty(fetch, "length", { value: original.length });
-    return fetch;
-  };
-
-  let undoGlobal = () => {};
   const found = Object.getOwnPropertyDescriptor(globalThis, "fetch");
-  if (found && typeof found.value === "function" && (found.writable || found.configurable)) {
-    const ours = guarded(found.value as Fetch);
-    Object.defineProperty(globalThis, "fetch", { ...found, value: ours });
-    undoGlobal = () => {
-      if (Object.getOwnPropertyDescriptor(globalThis, "fetch")?.value === ours) Object.defineProperty(globalThis, "fetch", found);
-    };
-  }
-
-  return undoGlobal;
+  if (!found || typeof found.value !== "function" || !(found.writable || found.configurable)) return () => {};
+  const original = found.value as Fetch;
+  const fetch = function fetch(this: unknown, input: unknown, init?: Record<string | symbol, unknown>): unknown {
+    if (init?.[FORWARDED] === true) return original.call(this, input, init); // bb.fetch's upstream leg: the session has it already
+    const chosen = init?.dispatcher ?? globals[LEGACY_GLOBAL_DISPATCHER];
+    if (chosen !== door && isDispatcher(chosen) && !isDoor(chosen)) init = withDispatcher(init, over(chosen));
+    return original.call(this, input, init);
+  };
+  Object.defineProperty(fetch, "name", { value: original.name });
+  Object.defineProperty(fetch, "length", { value: original.length });
+  Object.defineProperty(globalThis, "fetch", { ...found, value: fetch });
+  return () => {
+    if (Object.getOwnPropertyDescriptor(globalThis, "fetch")?.value === fetch) Object.defineProperty(globalThis, "fetch", found);
+  };
 }
