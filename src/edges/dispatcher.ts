@@ -7,13 +7,11 @@
  * door's `compose()`, and a new-API handler it passes on, load the parts of undici they use).
  */
 import { EventEmitter } from "node:events";
-import { createRequire } from "node:module";
-import { isIP } from "node:net";
 import type { ProviderName } from "../providers/types.js";
 import type { Forward, HttpResponseLike, Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
 import { isFormData, withEncodedForm } from "./formBody.js";
-import { deferFetchStack, existingDispatcher, fallbackAgent, fetchStackDeferred, setGlobalDispatcherSlots } from "./fetchStack.js";
+import { deferFetchStack, existingDispatcher, fallbackAgent, fetchStackDeferred, setGlobalDispatcherSlots, undici } from "./fetchStack.js";
 import { guardFetch } from "./fetchGuard.js";
 import { forwardingNow, forwardThrough, type DispatcherLike } from "./forward.js";
 import { DOOR_MARK, FORWARDED, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
@@ -24,6 +22,8 @@ import { bodyChunks, normalizeHeaders, requestUrl, wireRequest, type DispatchOpt
 type Door = Pick<Session, "route" | "handle" | "mode" | "refuse">;
 
 const LENGTH_AND_ENCODING: ReadonlySet<string> = new Set(["content-length", "content-encoding"]);
+/** A URL hostname that is an address (WHATWG URLs write IPv4 dotted, IPv6 in brackets); a regex, not node:net's isIP, which the preload would load for it. */
+const IP_LITERAL = /^(\d{1,3}\.){3}\d{1,3}$|^\[/;
 
 export class BlackboxDispatcher extends EventEmitter {
   readonly [DOOR_MARK] = true;
@@ -53,7 +53,7 @@ export class BlackboxDispatcher extends EventEmitter {
     try {
       url = opts.upgrade ? undefined : requestUrl(opts);
       provider = url === undefined ? undefined : this.#session.route(url.href);
-      if (!provider && url !== undefined && isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0) {
+      if (!provider && url !== undefined && IP_LITERAL.test(url.hostname)) {
         // undici's dns interceptor over the door sends to the address it resolved, the host it named in the Host header
         const named = hostNamed(opts.headers, url);
         if (named && (provider = this.#session.route(named.href))) url = named;
@@ -121,7 +121,7 @@ export class BlackboxDispatcher extends EventEmitter {
    * only here, and the app that composes has loaded it already).
    */
   compose(...interceptors: unknown[]): DispatcherLike {
-    const { Dispatcher } = createRequire(import.meta.url)("undici") as { Dispatcher: { prototype: { compose(...i: unknown[]): DispatcherLike } } };
+    const { Dispatcher } = undici<{ Dispatcher: { prototype: { compose(...i: unknown[]): DispatcherLike } } }>();
     return Dispatcher.prototype.compose.apply(this, interceptors);
   }
 
@@ -143,8 +143,7 @@ function hostNamed(headers: unknown, url: URL): URL | undefined {
 
 /** undici's own adapter from a new-API handler to the legacy one (loaded when first needed). */
 function legacyFace(handler: AnyHandler): AnyHandler {
-  const unwrap = createRequire(import.meta.url)("undici/lib/handler/unwrap-handler.js") as { unwrap(h: AnyHandler): AnyHandler };
-  return unwrap.unwrap(handler);
+  return undici<{ unwrap(h: AnyHandler): AnyHandler }>("undici/lib/handler/unwrap-handler.js").unwrap(handler);
 }
 
 /**

@@ -11,18 +11,11 @@
  * global door; everything else, and a recorded call's upstream leg, goes through the
  * app's dispatcher, as it would have. Three property reads a call when the app chose none.
  */
-import { DOOR_MARK, FORWARDED, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
+import { isDispatcher } from "./fetchStack.js";
 import type { DispatcherLike } from "./forward.js";
+import { FORWARDED, isDoor, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
 
 type Fetch = (this: unknown, input: unknown, init?: Record<string | symbol, unknown>) => unknown;
-
-function isDispatcher(value: unknown): value is DispatcherLike {
-  return !!value && typeof (value as DispatcherLike).dispatch === "function";
-}
-
-function isDoor(value: unknown): boolean {
-  return (value as Record<symbol, unknown>)[DOOR_MARK] === true;
-}
 
 /**
  * `init` as fetch reads it, but with `dispatcher`: a view, not a copy, since fetch reads

@@ -40,7 +40,7 @@ export function setGlobalDispatcherSlots(dispatcher: unknown, configurable = fal
   }
 }
 
-function isDispatcher(value: unknown): value is DispatcherLike {
+export function isDispatcher(value: unknown): value is DispatcherLike {
   return !!value && typeof (value as DispatcherLike).dispatch === "function";
 }
 
@@ -151,6 +151,11 @@ export function deferFetchStack(door: object): FetchStack {
 
 /** An undici 7 Agent, for when Node's fetch has none to give. */
 export function fallbackAgent(): DispatcherLike {
-  const { Agent } = createRequire(import.meta.url)("undici") as { Agent: new () => DispatcherLike };
+  const { Agent } = undici<{ Agent: new () => DispatcherLike }>();
   return new Agent();
+}
+
+/** undici 7 (Blackbox's own), or a module of it, loaded when first needed: `import "undici"` costs ~100 ms of start-up. */
+export function undici<T>(module = "undici"): T {
+  return createRequire(import.meta.url)(module) as T;
 }

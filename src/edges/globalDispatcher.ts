@@ -11,8 +11,13 @@ export const DOOR_MARK = Symbol.for("ardaulas.blackbox.dispatcher.v1");
  */
 export const FORWARDED = Symbol.for("ardaulas.blackbox.forwarded.v1");
 
+/** Whether `value` is a door (or a view of one: undici's compose() gives a Proxy over it). */
+export function isDoor(value: unknown): value is { previous: unknown } {
+  return !!value && (value as Record<symbol, unknown>)[DOOR_MARK] === true;
+}
+
 /** The dispatcher below the door when the door is the global dispatcher, else undefined. */
 export function dispatcherBelowDoor(): unknown {
-  const current = (globalThis as unknown as Record<symbol, Record<symbol | string, unknown> | undefined>)[LEGACY_GLOBAL_DISPATCHER];
-  return current && current[DOOR_MARK] === true ? current.previous : undefined;
+  const current = (globalThis as unknown as Record<symbol, unknown>)[LEGACY_GLOBAL_DISPATCHER];
+  return isDoor(current) ? current.previous : undefined;
 }
