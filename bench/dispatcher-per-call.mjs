@@ -3,7 +3,12 @@
 // Anthropic tool loop of bench/loop.mjs, through the real SDK with NO fetch option,
 // answered three ways in one process, interleaved, after one warm-up run each:
 //   door   a replay session (createSession, strict) installed as the global dispatcher
-//          with installDispatcher, as the register hook does; tools via session.tools
+//          with installDispatcher, as the register hook does; tools via session.tools.
+//          Since 2 December the hook's fetch guard answers a provider call in replay at
+//          the global fetch, so this is the SDK's call as the hook meets it
+//   slot   the same replay reached through the dispatcher slot itself: the SDK is given
+//          Node's fetch as it was before the hook (as undici's own fetch, or a fetch taken
+//          before the hook, reaches the door)
 //   mock   undici MockAgent as the global dispatcher, a reply callback
 //   plumb  the door over a stub session that serves the scripted replies as they are (no
 //          parse, no comparison, no reply built): what the door's own plumbing costs (context)
@@ -18,7 +23,7 @@
 //   seq    the door replaying with match: "sequence" (context)
 // Run after `npm run build`: node bench/dispatcher-per-call.mjs
 // Env: BENCH_TURNS (default 200), BENCH_ROUNDS (default 5),
-// BENCH_ONLY=door,mock,plumb,bb,floor,mockrec,mockseq,seq (default: door,mock,plumb,bb,floor).
+// BENCH_ONLY=door,slot,mock,plumb,bb,floor,mockrec,mockseq,seq (default: door,slot,mock,plumb,bb,floor).
 import Anthropic from "@anthropic-ai/sdk";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,12 +38,15 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const dir = mkdtempSync(join(tmpdir(), "bbx-bench-door-"));
 const cassette = join(dir, "loop.json");
 
-/** The door replaying `cassette` with `match`. */
-async function door(match) {
+const nodeFetch = globalThis.fetch; // before any door: it reads the dispatcher slot each call
+
+/** The door replaying `cassette` with `match`; `viaSlot`: the SDK given Node's own fetch, not the hook's. */
+async function door(match, viaSlot = false) {
   const session = createSession({ mode: "replay", cassette, match });
   const undo = await installDispatcher(session); // wraps the MockAgent loop.mjs installed; replay never forwards
   try {
-    const run = await runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), session.tools({ get_weather: forecast }));
+    const client = new Anthropic({ apiKey: API_KEY, maxRetries: 0, ...(viaSlot ? { fetch: nodeFetch } : {}) });
+    const run = await runAgent(client, session.tools({ get_weather: forecast }));
     await session.finish({ result: run.answer });
     return run;
   } finally {
@@ -82,6 +90,7 @@ async function mockRecording(withBody) {
 
 const variants = {
   door: () => door("strict"),
+  slot: () => door("strict", true),
   seq: () => door("sequence"),
   mockrec: () => mockRecording(true),
   mockseq: () => mockRecording(false),
@@ -114,7 +123,7 @@ async function measure(name) {
 
 await recordCassette(cassette);
 const SENT = await sentRequests();
-const names = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : ["door", "mock", "plumb", "bb", "floor"];
+const names = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : ["door", "slot", "mock", "plumb", "bb", "floor"];
 for (const n of names) if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use ${Object.keys(variants).join(", ")}`);
 for (const name of names) await variants[name](); // warm-up, not counted
 
@@ -160,7 +169,8 @@ const typical = (name, from) => {
 console.log(`typical call  ${names.map((n) => `${n} ${f2(typical(n, 1) * 1000)}us`).join("  ")} (calls 2..${TURNS + 1}; the first: ${names.map((n) => `${n} ${f2(median(results[n].map((r) => r.calls[0])) * 1000)}us`).join("  ")})`);
 if (results.door && results.mock) {
   const ratio = typical("door", 1) / typical("mock", 1);
-  console.log(`typical call  door/MockAgent ${f2(ratio)}x (target <= 1.0: ${ratio <= 1 ? "ok" : "MISSED"})${results.plumb ? `   plumb/MockAgent ${f2(typical("plumb", 1) / typical("mock", 1))}x` : ""}`);
+  const vs = (n) => (results[n] ? `   ${n}/MockAgent ${f2(typical(n, 1) / typical("mock", 1))}x` : "");
+  console.log(`typical call  door/MockAgent ${f2(ratio)}x (target <= 1.0: ${ratio <= 1 ? "ok" : "MISSED"})${vs("slot")}${vs("plumb")}`);
 }
 // context: each replay against MockAgent doing the same job (set up from the recording)
 for (const [a, b, what] of [["door", "mockrec", "strict, both compare the request"], ["seq", "mockseq", "in order, neither compares"]]) {

@@ -8,11 +8,12 @@
  */
 import { EventEmitter } from "node:events";
 import type { ProviderName } from "../providers/types.js";
+import { fetchThroughSession } from "../session/fetchDoor.js";
 import type { Forward, HttpResponseLike, Session } from "../session/types.js";
 import { sinkFor, type AnyHandler } from "./dispatchSink.js";
 import { isFormData, withEncodedForm } from "./formBody.js";
 import { deferFetchStack, existingDispatcher, fallbackAgent, fetchStackDeferred, setGlobalDispatcherSlots, undici } from "./fetchStack.js";
-import { guardFetch } from "./fetchGuard.js";
+import { guardFetch, type DirectAnswer } from "./fetchGuard.js";
 import { forwardingNow, forwardThrough, type DispatcherLike } from "./forward.js";
 import { DOOR_MARK, FORWARDED, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
 import { strayModelCall, strayRefusal, type StrayCall } from "./unrouted.js";
@@ -158,10 +159,11 @@ export async function installDispatcher(session: Door): Promise<() => void> {
   const loaded = existingDispatcher() ?? (fetchStackDeferred() ? undefined : (existingDispatcher() ?? fallbackAgent()));
   // A fetch given a dispatcher of the app's, or made after the app replaced the door, goes through a door over it (fetchGuard.ts).
   const doorOver = (below: DispatcherLike) => new BlackboxDispatcher(session, below);
+  const direct = session.mode === "replay" ? replayAtFetch(session) : undefined;
   if (loaded) {
     const door = new BlackboxDispatcher(session, loaded);
     setGlobalDispatcherSlots(door);
-    const unguard = guardFetch(door, doorOver);
+    const unguard = guardFetch(door, doorOver, direct);
     return once(() => {
       unguard();
       if (current() === door) setGlobalDispatcherSlots(loaded);
@@ -170,11 +172,41 @@ export async function installDispatcher(session: Door): Promise<() => void> {
   let stack: ReturnType<typeof deferFetchStack> | undefined;
   const door = new BlackboxDispatcher(session, () => stack!.agent());
   stack = deferFetchStack(door);
-  const unguard = guardFetch(door, doorOver);
+  const unguard = guardFetch(door, doorOver, direct);
   return once(() => {
     unguard();
     stack!.undo();
   });
+}
+
+/**
+ * In replay nothing goes upstream, so a provider URL given to the global fetch as a string
+ * or URL (how the SDKs call it) is answered by the session right there, as bb.fetch answers
+ * it: Node's fetch and the dispatcher would only carry the request to the door and the reply
+ * back (about half a call's cost: bench/dispatcher-per-call.mjs). Only a JSON (string) body
+ * or none, with a signal not aborted yet; a `Request`, any other body (fetch encodes a form
+ * with a boundary only it knows), and a URL no route names (a stray call) go on to the door.
+ * The reply is whole when it is answered (replay serves a text), so what an abort after it
+ * would change is nothing a reader of the body can miss.
+ */
+function replayAtFetch(session: Door): DirectAnswer {
+  return (input, init) => {
+    const body = init?.body;
+    if (body !== undefined && body !== null && (typeof body !== "string" || !hasBodyMethod(init!.method))) return undefined; // a form, a stream; a GET with a body, which fetch refuses
+    if ((init?.signal as AbortSignal | undefined)?.aborted) return undefined; // fetch rejects it
+    const href = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
+    let provider: ProviderName | undefined;
+    try {
+      provider = href === undefined ? undefined : session.route(href);
+    } catch {
+      return undefined; // not a URL the session can read: fetch says so
+    }
+    return provider && fetchThroughSession(session, input as string | URL, init as RequestInit | undefined, provider);
+  };
+}
+
+function hasBodyMethod(method: unknown): boolean {
+  return typeof method === "string" && method.toUpperCase() !== "GET" && method.toUpperCase() !== "HEAD";
 }
 
 function current(): unknown {

@@ -15,6 +15,9 @@ import { isDispatcher } from "./fetchStack.js";
 import type { DispatcherLike } from "./forward.js";
 import { FORWARDED, isDoor, LEGACY_GLOBAL_DISPATCHER } from "./globalDispatcher.js";
 
+/** A fetch the session answers itself (a provider URL in replay), else undefined: it goes on to Node's fetch and the door. */
+export type DirectAnswer = (input: unknown, init?: Record<string | symbol, unknown>) => Promise<unknown> | undefined;
+
 type Fetch = (this: unknown, input: unknown, init?: Record<string | symbol, unknown>) => unknown;
 
 /**
@@ -39,7 +42,7 @@ function withDispatcher(init: Record<string | symbol, unknown> | undefined, disp
  * Blackbox is not installed in one, makes Node print deprecation warnings it keeps for
  * application code (punycode, Buffer()) for the packages loaded under it.
  */
-export function guardFetch(door: object, doorOver: (below: DispatcherLike) => DispatcherLike): () => void {
+export function guardFetch(door: object, doorOver: (below: DispatcherLike) => DispatcherLike, direct?: DirectAnswer): () => void {
   const globals = globalThis as unknown as Record<string | symbol, unknown>;
   const doors = new WeakMap<object, DispatcherLike>();
   const over = (below: DispatcherLike): DispatcherLike => {
@@ -53,6 +56,11 @@ export function guardFetch(door: object, doorOver: (below: DispatcherLike) => Di
   const fetch = function fetch(this: unknown, input: unknown, init?: Record<string | symbol, unknown>): unknown {
     if (init?.[FORWARDED] === true) return original.call(this, input, init); // bb.fetch's upstream leg: the session has it already
     const chosen = init?.dispatcher ?? globals[LEGACY_GLOBAL_DISPATCHER];
+    if (direct && chosen === door) {
+      // the door is what fetch would use (no dispatcher of the app's, whose code runs in a replay too)
+      const answered = direct(input, init);
+      if (answered) return answered;
+    }
     if (chosen !== door && isDispatcher(chosen) && !isDoor(chosen)) init = withDispatcher(init, over(chosen));
     return original.call(this, input, init);
   };

@@ -114,7 +114,7 @@ console.log("agent done");
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/the wrapped tool "get_weather"/);
       expect(r.stderr).toContain("Porto");
-      const frames = r.stderr.split("\n").filter((l) => /^\s+at .*:\d+:\d+\)?$/.test(l));
+      const frames = r.stderr.split("\n").filter((l) => /^\s+at .*:\d+:\d+\)?( \{)?$/.test(l)); // the last frame ends " {" when the error has properties
       expect(frames.length).toBeGreaterThan(0); // the agent's own call site is there ...
       expect(frames[0]).toContain(join(dir, "agent.mjs"));
       expect(r.stderr).not.toContain("/dist/"); // ... and nothing from inside the hook (frames or source line)
