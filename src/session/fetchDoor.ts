@@ -28,10 +28,10 @@ async function bodyText(body: unknown): Promise<string | undefined> {
  * once, so the request upstream can be aborted, as fetch aborts its own. The body's
  * generator may be waiting for the provider's next chunk, and only ends after it.
  */
-export function toResponse(r: HttpResponseLike, onCancel?: (reason: unknown) => void, url?: string): Response {
+export function toResponse(r: HttpResponseLike, onCancel?: (reason: unknown) => void, url?: string, signal?: AbortSignal): Response {
   const body = r.body;
   const init = { status: r.status, statusText: r.statusText, headers: r.headers };
-  if (typeof body === "string" || body instanceof Uint8Array) return withUrl(new Response(body as BodyInit, init), url);
+  if (typeof body === "string" || body instanceof Uint8Array) return withUrl(new Response((signal ? abortableBody(body, signal) : body) as BodyInit, init), url);
   const iterator = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -51,10 +51,42 @@ export function toResponse(r: HttpResponseLike, onCancel?: (reason: unknown) => 
   return withUrl(new Response(stream, init), url);
 }
 
-/** `response.url` as fetch sets it (a constructed Response has ""): the SDKs log it, and an agent may read it. */
+/** `response.url` as fetch sets it (a constructed Response has ""): the SDKs log it, and an agent may read it; a clone keeps it, as a fetched one's does. */
 function withUrl(response: Response, url: string | undefined): Response {
-  if (url) Object.defineProperty(response, "url", { value: url, enumerable: false, configurable: true });
+  if (!url) return response;
+  Object.defineProperty(response, "url", { value: url, enumerable: false, configurable: true });
+  const clone = response.clone;
+  Object.defineProperty(response, "clone", { value: () => withUrl(clone.call(response), url), enumerable: false, configurable: true, writable: true });
   return response;
+}
+
+/**
+ * A whole reply's body as fetch's is under the caller's signal: aborted before it is read,
+ * reading it fails with the signal's reason (the SDKs end a stream quietly on it, where
+ * they would have read the whole reply). The listener goes when it is read or cancelled:
+ * one signal kept for a whole run gathers none.
+ */
+function abortableBody(body: string | Uint8Array, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
+  let stop = (): void => {};
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const onAbort = () => controller.error(signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
+        stop = () => signal.removeEventListener("abort", onAbort);
+      },
+      pull(controller) {
+        stop();
+        if (bytes.byteLength > 0) controller.enqueue(bytes);
+        controller.close();
+      },
+      cancel() {
+        stop();
+      },
+    },
+    { highWaterMark: 0 }, // pulled at the first read, not when made: an abort before it is seen
+  );
 }
 
 /**
@@ -123,5 +155,13 @@ export async function fetchThroughSession(
   // Only the SDKs send through bb.fetch, whatever their baseURL: the origin names the
   // provider when it is a known one, else the Anthropic SDK's version header does.
   provider ??= session.route(url) ?? ("anthropic-version" in request.headers ? "anthropic" : "openai");
-  return toResponse(await session.handle(request, forward, signal, provider), upstream && (() => upstream!.abort()), url);
+  if (!upstream) {
+    // a replay: fetch's own abort, which no upstream call carries here. Aborted before, the
+    // call is not made (the hook's fetch never gets here so); during it, it rejects; after, the body fails
+    if (callerSignal?.aborted) throw callerSignal.reason;
+    const response = await session.handle(request, forward, signal, provider);
+    if (callerSignal?.aborted) throw callerSignal.reason;
+    return toResponse(response, undefined, url, callerSignal);
+  }
+  return toResponse(await session.handle(request, forward, signal, provider), () => upstream!.abort(), url);
 }

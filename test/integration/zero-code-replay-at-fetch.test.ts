@@ -7,6 +7,7 @@
  * directly. Each way gets the same replayed reply; `response.url` is the request's, as
  * Node's fetch sets it (the SDKs log it).
  */
+import { getEventListeners } from "node:events";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
@@ -141,4 +142,38 @@ test("a body on a GET is refused as Node's fetch refuses it", async () => {
     return refused;
   });
   expect(got).toMatch(/^TypeError: .*(GET|HEAD).*body/i);
+});
+
+test("a signal that aborts during the call, or before the body is read, fails it as Node's fetch (and the door) does; a clone keeps the url", async () => {
+  const settle = (p: Promise<unknown>) => p.then(() => "answered", (err: Error) => err.name);
+  const { got, wentOn } = await replayed(async () => {
+    const during = new AbortController();
+    const pending = fetch(recordedUrl, post(recordedBody, { signal: during.signal }));
+    during.abort();
+    const rejected = await settle(pending);
+    return { rejected };
+  });
+  expect(wentOn).toBe(0);
+  expect(got).toEqual({ rejected: "AbortError" });
+
+  const body = await replayed(async () => {
+    const after = new AbortController();
+    const res = await fetch(recordedUrl, post(recordedBody, { signal: after.signal }));
+    const cloneUrl = res.clone().url;
+    after.abort();
+    return { cloneUrl, read: await settle(res.json()) };
+  });
+  expect(body.wentOn).toBe(0);
+  expect(body.got).toEqual({ cloneUrl: recordedUrl, read: "AbortError" });
+
+  // read before the abort: whole, and no listener is left on a signal kept for the run
+  const kept = await replayed(async () => {
+    const run = new AbortController();
+    const res = await fetch(recordedUrl, post(recordedBody, { signal: run.signal }));
+    const json = (await res.json()) as { content: unknown };
+    run.abort();
+    return { content: json.content, listeners: getEventListeners(run.signal, "abort").length };
+  });
+  expect(kept.got).toEqual({ content: [{ type: "text", text: "Hello, replayed." }], listeners: 0 });
+  expect(fake.requests).toHaveLength(1);
 });
