@@ -4,6 +4,15 @@ import type { ProviderName } from "../providers/types.js";
 /** A host name as compared: lower case, an IPv6 address without its brackets. */
 const bare = (hostname: string): string => hostname.replace(/^\[|\]$/g, "").toLowerCase();
 
+/** A base URL as `new URL` writes it, without its trailing slashes; undefined when it is not one. */
+function normalized(base: string): string | undefined {
+  try {
+    return new URL(base).href.replace(/\/+$/, "");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Which provider a URL belongs to: the default origins, ANTHROPIC_BASE_URL /
  * OPENAI_BASE_URL, and the config's `providers`.
@@ -13,7 +22,13 @@ export class ProviderRoutes {
 
   constructor(extra: { anthropic?: string[]; openai?: string[] } | undefined, env: NodeJS.ProcessEnv = process.env) {
     const add = (provider: ProviderName, base: string | undefined): void => {
-      if (base) this.origins.push({ provider, prefix: base.replace(/\/+$/, "") });
+      if (!base) return;
+      const prefix = base.replace(/\/+$/, "");
+      this.origins.push({ provider, prefix });
+      // as a request's URL is written once parsed (the door's): host in lower case, no
+      // default port (ANTHROPIC_BASE_URL=http://LOCALHOST:8080 was refused as a stray call)
+      const written = normalized(prefix);
+      if (written !== undefined && written !== prefix) this.origins.push({ provider, prefix: written });
     };
     for (const p of ["anthropic", "openai"] as const) {
       add(p, DEFAULT_ORIGINS[p]);

@@ -1,0 +1,25 @@
+import { expect, test } from "vitest";
+import { ProviderRoutes } from "../../../src/session/routes.js";
+
+test("a base URL written with an upper-case host or a default port routes the URLs a parsed request has, and the ones the SDK writes", () => {
+  const routes = new ProviderRoutes(
+    { openai: ["https://Gateway.Example.com:443/v1/"] },
+    { ANTHROPIC_BASE_URL: "http://LOCALHOST:8080" },
+  );
+  // as the door sees them (the URL parsed) ...
+  expect(routes.route(new URL("http://LOCALHOST:8080/v1/messages").href)).toBe("anthropic");
+  expect(routes.route(new URL("https://Gateway.Example.com:443/v1/chat/completions").href)).toBe("openai");
+  // ... and as the SDK writes them from its baseURL (the hook's fetch, bb.fetch)
+  expect(routes.route("http://LOCALHOST:8080/v1/messages")).toBe("anthropic");
+  expect(routes.route("https://Gateway.Example.com:443/v1/chat/completions")).toBe("openai");
+  // other hosts, ports and paths are still not routed
+  expect(routes.route("http://localhost:8081/v1/messages")).toBeUndefined();
+  expect(routes.route("https://gateway.example.com/v2/chat/completions")).toBeUndefined();
+  expect(routes.originsOn("localhost")).toEqual(["http://localhost:8080"]);
+});
+
+test("a base URL that is not a URL is kept as given and routes nothing that is", () => {
+  const routes = new ProviderRoutes({ anthropic: ["not a url"] }, {});
+  expect(routes.route("http://localhost:8080/v1/messages")).toBeUndefined();
+  expect(routes.route("https://api.anthropic.com/v1/messages")).toBe("anthropic");
+});
