@@ -186,8 +186,8 @@ export async function installDispatcher(session: Door): Promise<() => void> {
  * back (about half a call's cost: bench/dispatcher-per-call.mjs). Only a JSON (string) body
  * or none, with a signal not aborted yet; a `Request`, any other body (fetch encodes a form
  * with a boundary only it knows), and a URL no route names (a stray call) go on to the door.
- * The reply is whole when it is answered (replay serves a text), so what an abort after it
- * would change is nothing a reader of the body can miss.
+ * An abort later is fetch's too: fetchThroughSession rejects the call, or fails the body's
+ * read, with the signal's reason.
  */
 function replayAtFetch(session: Door): DirectAnswer {
   return (input, init) => {
