@@ -135,7 +135,7 @@ for (let round = 0; round < ROUNDS; round++) {
 rmSync(dir, { recursive: true, force: true });
 
 const med = (name, field) => median(results[name].map((r) => r[field]));
-console.log(`replay through the global dispatcher: ${TURNS + 1} calls (${TURNS}-turn tool loop), @anthropic-ai/sdk without a fetch option, node ${process.version}, ${ROUNDS} interleaved rounds`);
+console.log(`replay under the hook (door) and through the dispatcher slot (slot): ${TURNS + 1} calls (${TURNS}-turn tool loop), @anthropic-ai/sdk without a fetch option, node ${process.version}, ${ROUNDS} interleaved rounds`);
 console.log("ms per messages.create call, median of rounds (wall per round in brackets; CPU = process user+system)");
 console.log("variant  wall   [rounds]                           CPU     whole run/call wall, CPU");
 for (const name of names) {
