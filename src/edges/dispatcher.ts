@@ -184,16 +184,15 @@ export async function installDispatcher(session: Door): Promise<() => void> {
  * or URL (how the SDKs call it) is answered by the session right there, as bb.fetch answers
  * it: Node's fetch and the dispatcher would only carry the request to the door and the reply
  * back (about half a call's cost: bench/dispatcher-per-call.mjs). Only a JSON (string) body
- * or none, with a signal not aborted yet; a `Request`, any other body (fetch encodes a form
- * with a boundary only it knows), and a URL no route names (a stray call) go on to the door.
- * An abort later is fetch's too: fetchThroughSession rejects the call, or fails the body's
- * read, with the signal's reason.
+ * or none; a `Request`, any other body (fetch encodes a form with a boundary only it knows),
+ * and a URL no route names (a stray call) go on to the door. The caller's signal works as
+ * on fetch (fetchThroughSession): aborted before or during the call it rejects, after it the
+ * body's read fails, with the signal's reason.
  */
 function replayAtFetch(session: Door): DirectAnswer {
   return (input, init) => {
     const body = init?.body;
     if (body !== undefined && body !== null && (typeof body !== "string" || !hasBodyMethod(init!.method))) return undefined; // a form, a stream; a GET with a body, which fetch refuses
-    if ((init?.signal as AbortSignal | undefined)?.aborted) return undefined; // fetch rejects it
     const href = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
     let provider: ProviderName | undefined;
     try {
@@ -205,8 +204,11 @@ function replayAtFetch(session: Door): DirectAnswer {
   };
 }
 
+/** A method fetch sends a body with (not GET or HEAD, not left to default to GET). */
 function hasBodyMethod(method: unknown): boolean {
-  return typeof method === "string" && method.toUpperCase() !== "GET" && method.toUpperCase() !== "HEAD";
+  if (typeof method !== "string") return false;
+  const m = method.toUpperCase();
+  return m !== "GET" && m !== "HEAD";
 }
 
 function current(): unknown {

@@ -157,7 +157,7 @@ export async function fetchThroughSession(
   provider ??= session.route(url) ?? ("anthropic-version" in request.headers ? "anthropic" : "openai");
   if (!upstream) {
     // a replay: fetch's own abort, which no upstream call carries here. Aborted before, the
-    // call is not made (the hook's fetch never gets here so); during it, it rejects; after, the body fails
+    // call is not made (the recorded one stays to replay); during it, it rejects; after, the body fails
     if (callerSignal?.aborted) throw callerSignal.reason;
     const response = await session.handle(request, forward, signal, provider);
     if (callerSignal?.aborted) throw callerSignal.reason;
