@@ -2,7 +2,7 @@
 // or "off" it returns at once and loads nothing else. Package managers that NODE_OPTIONS
 // also reaches (npm, npx, yarn, pnpm under `blackbox record -- npm start`) never call a
 // model themselves: only the app they start is hooked, which saves ~200 ms per runner.
-const mode = process.env.BLACKBOX_MODE?.trim().toLowerCase(); // as src/edges/env.ts reads it
+const mode = process.env.BLACKBOX_MODE?.trim().toLowerCase(); // as src/config/env.ts reads it
 const runner = /(^|[\\/])(npm|npx|pnpm|pnpx|yarn|corepack)(-cli)?(\.c?js)?$/.test(process.argv[1] ?? "");
 if (mode && mode !== "off" && !runner) await import(await entry());
 

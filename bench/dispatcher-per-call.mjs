@@ -30,9 +30,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { getGlobalDispatcher, MockAgent, setGlobalDispatcher } from "undici";
-import { installDispatcher } from "../dist/edges/dispatcher.js";
-import { createSession } from "../dist/session/index.js";
-import { API_KEY, BODIES, HEADERS, baseVariants, cpuMs, f2, forecast, mean, median, recordCassette, runAgent, TURNS } from "./loop.mjs";
+import { installDispatcher } from "../dist/interception/dispatcher/door.js";
+import { createSession } from "../dist/blackbox.js";
+import {
+  API_KEY,
+  BODIES,
+  HEADERS,
+  baseVariants,
+  cpuMs,
+  f2,
+  forecast,
+  mean,
+  median,
+  recordCassette,
+  runAgent,
+  TURNS,
+} from "./loop.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const dir = mkdtempSync(join(tmpdir(), "bbx-bench-door-"));
@@ -58,10 +71,13 @@ async function door(match, viaSlot = false) {
 async function sentRequests() {
   let turn = 0;
   const sent = [];
-  const stub = { route: () => "anthropic", handle: async (req) => {
-    sent.push({ path: new URL(req.url).pathname, body: req.body });
-    return { status: 200, statusText: "OK", headers: HEADERS, body: BODIES[turn++] };
-  } };
+  const stub = {
+    route: () => "anthropic",
+    handle: async (req) => {
+      sent.push({ path: new URL(req.url).pathname, body: req.body });
+      return { status: 200, statusText: "OK", headers: HEADERS, body: BODIES[turn++] };
+    },
+  };
   const undo = await installDispatcher(stub);
   try {
     await runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), { get_weather: forecast });
@@ -77,7 +93,9 @@ async function mockRecording(withBody) {
   agent.disableNetConnect();
   const pool = agent.get("https://api.anthropic.com");
   SENT.forEach(({ path, body }, i) => {
-    pool.intercept(withBody ? { path, method: "POST", body } : { path, method: "POST" }).reply(200, BODIES[i], { headers: HEADERS });
+    pool
+      .intercept(withBody ? { path, method: "POST", body } : { path, method: "POST" })
+      .reply(200, BODIES[i], { headers: HEADERS });
   });
   const before = getGlobalDispatcher();
   setGlobalDispatcher(agent);
@@ -96,7 +114,10 @@ const variants = {
   mockseq: () => mockRecording(false),
   async plumb() {
     let turn = 0;
-    const stub = { route: () => "anthropic", handle: async () => ({ status: 200, statusText: "OK", headers: HEADERS, body: BODIES[turn++] }) };
+    const stub = {
+      route: () => "anthropic",
+      handle: async () => ({ status: 200, statusText: "OK", headers: HEADERS, body: BODIES[turn++] }),
+    };
     const undo = await installDispatcher(stub);
     try {
       return await runAgent(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), { get_weather: forecast });
@@ -109,22 +130,27 @@ const variants = {
 
 // --- measure ---------------------------------------------------------------------------
 
-
 /** One run: mean wall and CPU ms per messages.create call, and the whole run (door: session load and finish too) per call. */
 async function measure(name) {
   const t0 = performance.now();
   const c0 = cpuMs();
   const { wall, cpu } = await variants[name]();
   return {
-    wall: mean(wall), cpu: mean(cpu), calls: wall,
-    runWall: (performance.now() - t0) / wall.length, runCpu: (cpuMs() - c0) / wall.length,
+    wall: mean(wall),
+    cpu: mean(cpu),
+    calls: wall,
+    runWall: (performance.now() - t0) / wall.length,
+    runCpu: (cpuMs() - c0) / wall.length,
   };
 }
 
 await recordCassette(cassette);
 const SENT = await sentRequests();
-const names = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : ["door", "slot", "mock", "plumb", "bb", "floor"];
-for (const n of names) if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use ${Object.keys(variants).join(", ")}`);
+const names = process.env.BENCH_ONLY
+  ? process.env.BENCH_ONLY.split(",")
+  : ["door", "slot", "mock", "plumb", "bb", "floor"];
+for (const n of names)
+  if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use ${Object.keys(variants).join(", ")}`);
 for (const name of names) await variants[name](); // warm-up, not counted
 
 const results = Object.fromEntries(names.map((n) => [n, []]));
@@ -135,12 +161,17 @@ for (let round = 0; round < ROUNDS; round++) {
 rmSync(dir, { recursive: true, force: true });
 
 const med = (name, field) => median(results[name].map((r) => r[field]));
-console.log(`replay under the hook (door) and through the dispatcher slot (slot): ${TURNS + 1} calls (${TURNS}-turn tool loop), @anthropic-ai/sdk without a fetch option, node ${process.version}, ${ROUNDS} interleaved rounds`);
+console.log(
+  `replay under the hook (door) and through the dispatcher slot (slot): ${TURNS + 1} calls (${TURNS}-turn tool loop), @anthropic-ai/sdk without a fetch option, node ${process.version}, ${ROUNDS} interleaved rounds`,
+);
 console.log("ms per messages.create call, median of rounds (wall per round in brackets; CPU = process user+system)");
 console.log("variant  wall   [rounds]                           CPU     whole run/call wall, CPU");
 for (const name of names) {
   const rounds = results[name].map((r) => f2(r.wall)).join(" ");
-  console.log(`${name.padEnd(8)} ${f2(med(name, "wall")).padEnd(6)} [${rounds}]`.padEnd(52) + ` ${f2(med(name, "cpu")).padEnd(7)} ${f2(med(name, "runWall"))}, ${f2(med(name, "runCpu"))}`);
+  console.log(
+    `${name.padEnd(8)} ${f2(med(name, "wall")).padEnd(6)} [${rounds}]`.padEnd(52) +
+      ` ${f2(med(name, "cpu")).padEnd(7)} ${f2(med(name, "runWall"))}, ${f2(med(name, "runCpu"))}`,
+  );
 }
 // Paired: a/b within each round (the two ran back to back), then the median of those
 // ratios and its IQR: a slow spell of the machine then moves both sides of a ratio.
@@ -149,13 +180,21 @@ const paired = (a, b) => results[a].map((r, i) => r.cpu / results[b][i].cpu);
 if (results.door && results.mock) {
   const mark = (ok) => (ok ? "ok" : "MISSED");
   const per = paired("door", "mock");
-  console.log(`paired CPU     door/MockAgent per round: median ${f2(q(per, 0.5))}x [IQR ${f2(q(per, 0.25))}, ${f2(q(per, 0.75))}], ${per.filter((x) => x <= 1).length} of ${per.length} rounds <= 1.0`);
-  for (const [what, field] of [["wall", "wall"], ["CPU", "cpu"], ["whole-run CPU", "runCpu"]]) {
+  console.log(
+    `paired CPU     door/MockAgent per round: median ${f2(q(per, 0.5))}x [IQR ${f2(q(per, 0.25))}, ${f2(q(per, 0.75))}], ${per.filter((x) => x <= 1).length} of ${per.length} rounds <= 1.0`,
+  );
+  for (const [what, field] of [
+    ["wall", "wall"],
+    ["CPU", "cpu"],
+    ["whole-run CPU", "runCpu"],
+  ]) {
     const ratio = med("door", field) / med("mock", field);
     const bb = results.bb ? `   door/bb.fetch ${f2(med("door", field) / med("bb", field))}x` : "";
     const floor = results.floor ? `   door/floor ${f2(med("door", field) / med("floor", field))}x` : "";
     const plumb = results.plumb ? `   plumb/MockAgent ${f2(med("plumb", field) / med("mock", field))}x` : "";
-    console.log(`${what.padEnd(14)} door/MockAgent ${f2(ratio)}x (target <= 1.0: ${mark(ratio <= 1)})${plumb}${bb}${floor}`);
+    console.log(
+      `${what.padEnd(14)} door/MockAgent ${f2(ratio)}x (target <= 1.0: ${mark(ratio <= 1)})${plumb}${bb}${floor}`,
+    );
   }
 }
 // Typical call: for each call of the loop, the median of its wall time over the rounds,
@@ -166,15 +205,24 @@ const typical = (name, from) => {
   for (let i = from; i < results[name][0].calls.length; i++) per.push(median(results[name].map((r) => r.calls[i])));
   return mean(per);
 };
-console.log(`typical call  ${names.map((n) => `${n} ${f2(typical(n, 1) * 1000)}us`).join("  ")} (calls 2..${TURNS + 1}; the first: ${names.map((n) => `${n} ${f2(median(results[n].map((r) => r.calls[0])) * 1000)}us`).join("  ")})`);
+console.log(
+  `typical call  ${names.map((n) => `${n} ${f2(typical(n, 1) * 1000)}us`).join("  ")} (calls 2..${TURNS + 1}; the first: ${names.map((n) => `${n} ${f2(median(results[n].map((r) => r.calls[0])) * 1000)}us`).join("  ")})`,
+);
 if (results.door && results.mock) {
   const ratio = typical("door", 1) / typical("mock", 1);
   const vs = (n) => (results[n] ? `   ${n}/MockAgent ${f2(typical(n, 1) / typical("mock", 1))}x` : "");
-  console.log(`typical call  door/MockAgent ${f2(ratio)}x (target <= 1.0: ${ratio <= 1 ? "ok" : "MISSED"})${vs("slot")}${vs("plumb")}`);
+  console.log(
+    `typical call  door/MockAgent ${f2(ratio)}x (target <= 1.0: ${ratio <= 1 ? "ok" : "MISSED"})${vs("slot")}${vs("plumb")}`,
+  );
 }
 // context: each replay against MockAgent doing the same job (set up from the recording)
-for (const [a, b, what] of [["door", "mockrec", "strict, both compare the request"], ["seq", "mockseq", "in order, neither compares"]]) {
+for (const [a, b, what] of [
+  ["door", "mockrec", "strict, both compare the request"],
+  ["seq", "mockseq", "in order, neither compares"],
+]) {
   if (!results[a] || !results[b]) continue;
   const per = paired(a, b);
-  console.log(`${`${a}/${b}`.padEnd(14)} typical call ${f2(typical(a, 1) / typical(b, 1))}x, wall ${f2(med(a, "wall") / med(b, "wall"))}x, CPU ${f2(med(a, "cpu") / med(b, "cpu"))}x, paired CPU median ${f2(q(per, 0.5))}x [IQR ${f2(q(per, 0.25))}, ${f2(q(per, 0.75))}] (${what})`);
+  console.log(
+    `${`${a}/${b}`.padEnd(14)} typical call ${f2(typical(a, 1) / typical(b, 1))}x, wall ${f2(med(a, "wall") / med(b, "wall"))}x, CPU ${f2(med(a, "cpu") / med(b, "cpu"))}x, paired CPU median ${f2(q(per, 0.5))}x [IQR ${f2(q(per, 0.25))}, ${f2(q(per, 0.75))}] (${what})`,
+  );
 }

@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { blackbox } from "../dist/index.js";
-import { loadTraceSync } from "../dist/edges/store.js";
-import { ToolCallIds } from "../dist/providers/ids.js";
-import { anthropicAdapter, compareModelInput } from "../dist/providers/index.js";
+import { loadTraceSync } from "../dist/store/index.js";
+import { ToolCallIds } from "../dist/providers/shared/ids.js";
+import { anthropicProvider, compareModelInput } from "../dist/providers/index.js";
 import { IncrementalRequests } from "../dist/session/incremental.js";
 import { shareRecordedHistory } from "../dist/trace/share.js";
 import { API_KEY, forecast, recordCassette, runAgent, TURNS } from "./loop.mjs";
@@ -28,7 +28,10 @@ const recorded = steps.filter((s) => s.type === "model_input").map((s) => s.payl
 const bodies = [];
 const bb = blackbox({ mode: "replay", cassette });
 const spy = (url, init) => (bodies.push(init.body), bb.fetch(url, init));
-const run = await runAgent(new Anthropic({ apiKey: API_KEY, fetch: spy, maxRetries: 0 }), bb.tools({ get_weather: forecast }));
+const run = await runAgent(
+  new Anthropic({ apiKey: API_KEY, fetch: spy, maxRetries: 0 }),
+  bb.tools({ get_weather: forecast }),
+);
 await bb.finish({ result: run.answer });
 rmSync(dir, { recursive: true, force: true });
 
@@ -46,7 +49,7 @@ function pass(step) {
   return per;
 }
 const full = (_, k, ids) => {
-  const input = anthropicAdapter.parseRequest(JSON.parse(bodies[k]), ids).input;
+  const input = anthropicProvider.parseRequest(JSON.parse(bodies[k]), ids).input;
   if (compareModelInput(recorded[k], input)) throw new Error(`full path: request ${k} differs from its recording`);
 };
 const incremental = (s, k, ids) => {
@@ -57,7 +60,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const around = (per, at) => per.slice(at - 5, at + 5).reduce((a, b) => a + b, 0) / 10;
 const results = { full: [], incremental: [] };
 for (let p = 0; p < PASSES + 3; p++) {
-  for (const [name, step] of [["full", full], ["incremental", incremental]]) {
+  for (const [name, step] of [
+    ["full", full],
+    ["incremental", incremental],
+  ]) {
     const per = pass(step);
     if (p >= 3) results[name].push(per); // 3 warm-up passes
   }
@@ -67,5 +73,7 @@ console.log("path          turn~10  turn~" + (TURNS - 5) + "  growth");
 for (const name of ["full", "incremental"]) {
   const early = median(results[name].map((per) => around(per, 10)));
   const late = median(results[name].map((per) => around(per, TURNS - 5)));
-  console.log(`${name.padEnd(12)}  ${early.toFixed(3).padStart(7)}  ${late.toFixed(3).padStart(8)}  ${(late / early).toFixed(1)}x`);
+  console.log(
+    `${name.padEnd(12)}  ${early.toFixed(3).padStart(7)}  ${late.toFixed(3).padStart(8)}  ${(late / early).toFixed(1)}x`,
+  );
 }

@@ -1,7 +1,7 @@
 // Loading a long cassette for replay: read, parse, check the shape and depth, verify the
 // hash chain and neutrality. The 200-turn loop of bench/loop.mjs (16 MB: every model_input
 // repeats the history), loaded three ways in one process, interleaved:
-//   shared  what replay and fork do (src/session/loadVerified.ts): the recorded history
+//   shared  what replay and fork do (src/store/loadVerified.ts): the recorded history
 //           shared at parse (src/trace/share.ts), each repeat checked once
 //   plain   loadTraceSync + verifyTrace with nothing shared (how it loaded before)
 //   floor   the anchor of ../shared/notes/perf-anchors.md ("verify floor"): read the file,
@@ -12,8 +12,8 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadTraceSync } from "../dist/edges/store.js";
-import { loadVerifiedTraceSync } from "../dist/session/loadVerified.js";
+import { loadTraceSync } from "../dist/store/index.js";
+import { loadVerifiedTraceSync } from "../dist/store/loadVerified.js";
 import { verifyTrace } from "../dist/trace/verify.js";
 import { cpuMs, f2, median, recordCassette, TURNS } from "./loop.mjs";
 
@@ -50,7 +50,11 @@ for (let round = 0; round < ROUNDS; round++) {
 const mb = (statSync(cassette).size / 1e6).toFixed(1);
 rmSync(dir, { recursive: true, force: true });
 
-console.log(`loading a ${TURNS}-turn loop cassette (${mb} MB), node ${process.version}, ${ROUNDS} interleaved rounds; CPU ms (process user+system), median [rounds]`);
+console.log(
+  `loading a ${TURNS}-turn loop cassette (${mb} MB), node ${process.version}, ${ROUNDS} interleaved rounds; CPU ms (process user+system), median [rounds]`,
+);
 for (const n of names) console.log(`${n.padEnd(7)} ${f2(median(cpu[n])).padEnd(8)} [${cpu[n].map(f2).join(" ")}]`);
 const ratio = (a, b) => f2(median(cpu[a]) / median(cpu[b]));
-console.log(`shared/floor ${ratio("shared", "floor")}x   plain/floor ${ratio("plain", "floor")}x   shared/plain ${ratio("shared", "plain")}x`);
+console.log(
+  `shared/floor ${ratio("shared", "floor")}x   plain/floor ${ratio("plain", "floor")}x   shared/plain ${ratio("shared", "plain")}x`,
+);

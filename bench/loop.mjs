@@ -14,7 +14,11 @@ const TOOLS = [
     input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
   },
 ];
-export const forecast = async ({ city }) => ({ city, forecast: city.length % 2 ? "sunny" : "rain", celsius: 15 + city.length });
+export const forecast = async ({ city }) => ({
+  city,
+  forecast: city.length % 2 ? "sunny" : "rain",
+  celsius: 15 + city.length,
+});
 
 // --- the agent: one loop for all three ------------------------------------------------
 
@@ -31,30 +35,58 @@ export async function runAgent(client, tools) {
   for (let turn = 0; turn <= TURNS; turn++) {
     const t0 = performance.now();
     const c0 = cpuMs();
-    const reply = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, system: "You are a weather bot.", tools: TOOLS, messages });
+    const reply = await client.messages.create({
+      model: "claude-sonnet-4-6",
+      max_tokens: 1024,
+      system: "You are a weather bot.",
+      tools: TOOLS,
+      messages,
+    });
     cpu.push(cpuMs() - c0);
     wall.push(performance.now() - t0);
     messages.push({ role: "assistant", content: reply.content });
     const uses = reply.content.filter((b) => b.type === "tool_use");
     if (uses.length === 0) return { wall, cpu, answer: reply.content[0].text };
     const results = [];
-    for (const u of uses) results.push({ type: "tool_result", tool_use_id: u.id, content: JSON.stringify(await tools.get_weather(u.input)) });
+    for (const u of uses)
+      results.push({
+        type: "tool_result",
+        tool_use_id: u.id,
+        content: JSON.stringify(await tools.get_weather(u.input)),
+      });
     messages.push({ role: "user", content: results });
   }
-  throw new Error(`bench agent: no final answer after ${TURNS + 1} calls; the scripted replies are out of step with the loop`);
+  throw new Error(
+    `bench agent: no final answer after ${TURNS + 1} calls; the scripted replies are out of step with the loop`,
+  );
 }
 
 // --- the scripted provider replies (Anthropic wire JSON) ------------------------------
 
 function replyBody(turn) {
-  const base = { id: `msg_01bench${turn}`, type: "message", role: "assistant", model: "claude-sonnet-4-6", stop_sequence: null,
-    usage: { input_tokens: 100 + turn, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } };
-  if (turn === TURNS) return JSON.stringify({ ...base, content: [{ type: "text", text: `Checked ${TURNS} forecasts.` }], stop_reason: "end_turn" });
+  const base = {
+    id: `msg_01bench${turn}`,
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-4-6",
+    stop_sequence: null,
+    usage: { input_tokens: 100 + turn, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+  if (turn === TURNS)
+    return JSON.stringify({
+      ...base,
+      content: [{ type: "text", text: `Checked ${TURNS} forecasts.` }],
+      stop_reason: "end_turn",
+    });
   const city = CITIES[turn % CITIES.length];
-  return JSON.stringify({ ...base, stop_reason: "tool_use", content: [
-    { type: "text", text: `Checking ${city}.` },
-    { type: "tool_use", id: `toolu_01bench${turn}`, name: "get_weather", input: { city } },
-  ] });
+  return JSON.stringify({
+    ...base,
+    stop_reason: "tool_use",
+    content: [
+      { type: "text", text: `Checking ${city}.` },
+      { type: "tool_use", id: `toolu_01bench${turn}`, name: "get_weather", input: { city } },
+    ],
+  });
 }
 export const BODIES = Array.from({ length: TURNS + 1 }, (_, i) => replyBody(i));
 export const HEADERS = { "content-type": "application/json", "request-id": "req_bench" };
@@ -78,7 +110,10 @@ export const API_KEY = "sk-ant-bench-key-0000000000";
 export async function recordCassette(file) {
   mockTurn = 0;
   const bb = blackbox({ mode: "record", out: file });
-  const { answer } = await runAgent(new Anthropic({ apiKey: API_KEY, fetch: bb.fetch }), bb.tools({ get_weather: forecast }));
+  const { answer } = await runAgent(
+    new Anthropic({ apiKey: API_KEY, fetch: bb.fetch }),
+    bb.tools({ get_weather: forecast }),
+  );
   await bb.finish({ result: answer });
 }
 
@@ -89,7 +124,10 @@ export function baseVariants(cassette) {
   return {
     async bb() {
       const bb = blackbox({ mode: "replay", cassette });
-      const run = await runAgent(new Anthropic({ apiKey: API_KEY, fetch: bb.fetch, maxRetries: 0 }), bb.tools({ get_weather: forecast }));
+      const run = await runAgent(
+        new Anthropic({ apiKey: API_KEY, fetch: bb.fetch, maxRetries: 0 }),
+        bb.tools({ get_weather: forecast }),
+      );
       await bb.finish({ result: run.answer });
       return run;
     },

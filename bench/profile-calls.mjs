@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { installDispatcher } from "../dist/edges/dispatcher.js";
+import { installDispatcher } from "../dist/interception/dispatcher/door.js";
 import { blackbox } from "../dist/index.js";
-import { createSession } from "../dist/session/index.js";
+import { createSession } from "../dist/blackbox.js";
 import { API_KEY, BODIES, HEADERS, forecast, recordCassette, resetMock, TURNS } from "./loop.mjs";
 
 const [variant = "bb", runs = "10", top = "40"] = process.argv.slice(2);
@@ -25,8 +25,13 @@ const inspector = new Session();
 inspector.connect();
 await inspector.post("Profiler.enable");
 await inspector.post("Profiler.setSamplingInterval", { interval: 100 });
-const TOOLS = [{ name: "get_weather", description: "Today's forecast for a city.",
-  input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
+const TOOLS = [
+  {
+    name: "get_weather",
+    description: "Today's forecast for a city.",
+    input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+];
 
 /** The loop of bench/loop.mjs, with the profiler on around each call from turn FROM on. */
 async function run(client, tools, profile) {
@@ -34,13 +39,24 @@ async function run(client, tools, profile) {
   for (let turn = 0; turn <= TURNS; turn++) {
     const on = profile && turn >= FROM;
     if (on) await inspector.post("Profiler.start");
-    const reply = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, system: "You are a weather bot.", tools: TOOLS, messages });
+    const reply = await client.messages.create({
+      model: "claude-sonnet-4-6",
+      max_tokens: 1024,
+      system: "You are a weather bot.",
+      tools: TOOLS,
+      messages,
+    });
     if (on) profiles.push((await inspector.post("Profiler.stop")).profile);
     messages.push({ role: "assistant", content: reply.content });
     const uses = reply.content.filter((b) => b.type === "tool_use");
     if (uses.length === 0) return reply.content[0].text;
     const results = [];
-    for (const u of uses) results.push({ type: "tool_result", tool_use_id: u.id, content: JSON.stringify(await tools.get_weather(u.input)) });
+    for (const u of uses)
+      results.push({
+        type: "tool_result",
+        tool_use_id: u.id,
+        content: JSON.stringify(await tools.get_weather(u.input)),
+      });
     messages.push({ role: "user", content: results });
   }
 }
@@ -48,12 +64,20 @@ const profiles = [];
 async function once(profile) {
   if (variant === "bb") {
     const bb = blackbox({ mode: "replay", cassette });
-    const answer = await run(new Anthropic({ apiKey: API_KEY, fetch: bb.fetch, maxRetries: 0 }), bb.tools({ get_weather: forecast }), profile);
+    const answer = await run(
+      new Anthropic({ apiKey: API_KEY, fetch: bb.fetch, maxRetries: 0 }),
+      bb.tools({ get_weather: forecast }),
+      profile,
+    );
     await bb.finish({ result: answer });
   } else if (variant === "door") {
     const session = createSession({ mode: "replay", cassette });
     const undo = await installDispatcher(session);
-    const answer = await run(new Anthropic({ apiKey: API_KEY, maxRetries: 0 }), session.tools({ get_weather: forecast }), profile);
+    const answer = await run(
+      new Anthropic({ apiKey: API_KEY, maxRetries: 0 }),
+      session.tools({ get_weather: forecast }),
+      profile,
+    );
     await session.finish({ result: answer });
     undo();
   } else if (variant === "mock") {
@@ -91,14 +115,19 @@ for (const p of profiles) {
     total += t;
     if (WHO && cf.functionName === WHO) {
       const chain = [];
-      for (let q = parent.get(id); q !== undefined && chain.length < 4; q = parent.get(q)) chain.push(byId.get(q).callFrame.functionName || "(anon)");
+      for (let q = parent.get(id); q !== undefined && chain.length < 4; q = parent.get(q))
+        chain.push(byId.get(q).callFrame.functionName || "(anon)");
       const c = chain.join(" < ");
       callers.set(c, (callers.get(c) ?? 0) + t);
     }
   });
 }
 const calls = profiles.length;
-console.log(`${variant}: ${calls} profiled calls (turn >= ${FROM}), ${(total / 1000 / calls).toFixed(3)} ms sampled per call; self time per call, us:`);
-for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) console.log(`${(t / calls).toFixed(1).padStart(8)}  ${k}`);
+console.log(
+  `${variant}: ${calls} profiled calls (turn >= ${FROM}), ${(total / 1000 / calls).toFixed(3)} ms sampled per call; self time per call, us:`,
+);
+for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(top)))
+  console.log(`${(t / calls).toFixed(1).padStart(8)}  ${k}`);
 if (WHO) console.log(`${WHO} by callers:`);
-for (const [k, t] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`${(t / calls).toFixed(1).padStart(8)}  ${k}`);
+for (const [k, t] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, 10))
+  console.log(`${(t / calls).toFixed(1).padStart(8)}  ${k}`);

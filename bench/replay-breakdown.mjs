@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { blackbox } from "../dist/index.js";
-import { loadTraceSync } from "../dist/edges/store.js";
-import { ToolCallIds } from "../dist/providers/ids.js";
-import { anthropicAdapter, compareModelInput } from "../dist/providers/index.js";
+import { loadTraceSync } from "../dist/store/index.js";
+import { ToolCallIds } from "../dist/providers/shared/ids.js";
+import { anthropicProvider, compareModelInput } from "../dist/providers/index.js";
 import { parseTraceJson } from "../dist/trace/parse.js";
 import { checkShape } from "../dist/trace/shape.js";
 import { API_KEY, cpuMs, forecast, recordCassette, runAgent, TURNS } from "./loop.mjs";
@@ -42,7 +42,9 @@ await recordCassette(cassette);
 // --- the one-time load -----------------------------------------------------------------
 const text = readFileSync(cassette, "utf8");
 const trace = loadTraceSync(cassette);
-console.log(`cassette: ${(statSync(cassette).size / 1e6).toFixed(1)} MB, ${trace.steps.length} steps (each model_input holds the whole history)`);
+console.log(
+  `cassette: ${(statSync(cassette).size / 1e6).toFixed(1)} MB, ${trace.steps.length} steps (each model_input holds the whole history)`,
+);
 console.log("one-time, CPU ms:");
 console.log(`  readFileSync            ${f3(time(() => readFileSync(cassette, "utf8"), 300))}`);
 console.log(`  JSON.parse              ${f3(time(() => JSON.parse(text), 300))}`);
@@ -55,7 +57,10 @@ console.log(`  blackbox({mode:replay}) ${f3(time(() => blackbox({ mode: "replay"
 const bodies = [];
 const bb = blackbox({ mode: "replay", cassette });
 const spy = (url, init) => (bodies.push(init.body), bb.fetch(url, init));
-const run = await runAgent(new Anthropic({ apiKey: API_KEY, fetch: spy, maxRetries: 0 }), bb.tools({ get_weather: forecast }));
+const run = await runAgent(
+  new Anthropic({ apiKey: API_KEY, fetch: spy, maxRetries: 0 }),
+  bb.tools({ get_weather: forecast }),
+);
 await bb.finish({ result: run.answer });
 const inputs = trace.steps.filter((s) => s.type === "model_input");
 const outputs = trace.steps.filter((s) => s.type === "model_output");
@@ -69,18 +74,21 @@ console.log(`  turn  body KB  JSON.parse  parseRequest  compare  buildResponse+s
 for (const turn of [10, TURNS - 5]) {
   const body = bodies[turn];
   const json = JSON.parse(body);
-  const parsed = anthropicAdapter.parseRequest(json, ids);
+  const parsed = anthropicProvider.parseRequest(json, ids);
   const recorded = inputs[turn].payload;
   const d = compareModelInput(recorded, parsed.input);
-  if (d) throw new Error(`breakdown: turn ${turn} does not match its recording at ${d.path}; the bench loop changed, re-check it`);
+  if (d)
+    throw new Error(
+      `breakdown: turn ${turn} does not match its recording at ${d.path}; the bench loop changed, re-check it`,
+    );
   const out = outputs[turn].payload;
-  const response = JSON.stringify(anthropicAdapter.buildResponse(out, parsed, ids, turn));
+  const response = JSON.stringify(anthropicProvider.buildResponse(out, parsed, ids, turn));
   console.log(
     `  ${String(turn).padStart(4)}  ${(body.length / 1024).toFixed(1).padStart(7)}` +
       `  ${f3(time(() => JSON.parse(body)))}` +
-      `    ${f3(time(() => anthropicAdapter.parseRequest(json, ids)))}` +
+      `    ${f3(time(() => anthropicProvider.parseRequest(json, ids)))}` +
       `  ${f3(time(() => compareModelInput(recorded, parsed.input)))}` +
-      `         ${f3(time(() => JSON.stringify(anthropicAdapter.buildResponse(out, parsed, ids, turn))))}` +
+      `         ${f3(time(() => JSON.stringify(anthropicProvider.buildResponse(out, parsed, ids, turn))))}` +
       `                ${f3(time(() => new Response(response, { status: 200, headers: { "content-type": "application/json" } })))}`,
   );
 }

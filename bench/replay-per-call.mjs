@@ -31,8 +31,12 @@ async function measure(name) {
   const runWall = performance.now() - t0;
   const runCpu = cpuMs() - c0;
   return {
-    wall: mean(wall), cpu: mean(cpu), early: around(cpu, 10), late: around(cpu, LATE),
-    runWall: runWall / wall.length, runCpu: runCpu / wall.length,
+    wall: mean(wall),
+    cpu: mean(cpu),
+    early: around(cpu, 10),
+    late: around(cpu, LATE),
+    runWall: runWall / wall.length,
+    runCpu: runCpu / wall.length,
   };
 }
 
@@ -49,25 +53,41 @@ for (let round = 0; round < ROUNDS; round++) {
 rmSync(dir, { recursive: true, force: true });
 
 const med = (name, field) => median(results[name].map((r) => r[field]));
-console.log(`replay per model call: ${TURNS + 1} calls (${TURNS}-turn tool loop), @anthropic-ai/sdk, node ${process.version}, ${ROUNDS} interleaved rounds`);
-console.log("ms per messages.create call (median of rounds; wall per round in brackets; CPU = process user+system time)");
-console.log(`variant  wall   [rounds]                 CPU    CPU@turn~10  CPU@turn~${LATE}  growth  whole run/call wall, CPU`);
+console.log(
+  `replay per model call: ${TURNS + 1} calls (${TURNS}-turn tool loop), @anthropic-ai/sdk, node ${process.version}, ${ROUNDS} interleaved rounds`,
+);
+console.log(
+  "ms per messages.create call (median of rounds; wall per round in brackets; CPU = process user+system time)",
+);
+console.log(
+  `variant  wall   [rounds]                 CPU    CPU@turn~10  CPU@turn~${LATE}  growth  whole run/call wall, CPU`,
+);
 for (const name of names) {
   const rounds = results[name].map((r) => f2(r.wall)).join(" ");
   console.log(
     `${name.padEnd(8)} ${f2(med(name, "wall")).padEnd(6)} [${rounds}]`.padEnd(42) +
-      ` ${f2(med(name, "cpu")).padEnd(6)} ${f2(med(name, "early")).padEnd(12)} ${f2(med(name, "late")).padEnd(13)} ${(med(name, "late") / med(name, "early")).toFixed(2)}x`.padEnd(8) +
+      ` ${f2(med(name, "cpu")).padEnd(6)} ${f2(med(name, "early")).padEnd(12)} ${f2(med(name, "late")).padEnd(13)} ${(med(name, "late") / med(name, "early")).toFixed(2)}x`.padEnd(
+        8,
+      ) +
       `   ${f2(med(name, "runWall"))}, ${f2(med(name, "runCpu"))}`,
   );
 }
 if (results.bb && results.mock && results.floor) {
   const mark = (ok) => (ok ? "ok" : "MISSED");
-  for (const [what, field] of [["wall", "wall"], ["CPU", "cpu"], ["whole-run CPU", "runCpu"]]) {
+  for (const [what, field] of [
+    ["wall", "wall"],
+    ["CPU", "cpu"],
+    ["whole-run CPU", "runCpu"],
+  ]) {
     const vsMock = med("bb", field) / med("mock", field);
     const vsFloor = med("bb", field) / med("floor", field);
-    console.log(`${what.padEnd(14)} bb/MockAgent ${f2(vsMock)}x (target <= 0.6: ${mark(vsMock <= 0.6)})   bb/floor ${f2(vsFloor)}x (target <= 1.25: ${mark(vsFloor <= 1.25)})`);
+    console.log(
+      `${what.padEnd(14)} bb/MockAgent ${f2(vsMock)}x (target <= 0.6: ${mark(vsMock <= 0.6)})   bb/floor ${f2(vsFloor)}x (target <= 1.25: ${mark(vsFloor <= 1.25)})`,
+    );
   }
   const growth = med("bb", "late") / med("bb", "early");
   const floorGrowth = med("floor", "late") / med("floor", "early");
-  console.log(`bb CPU per call at turn ~${LATE} / turn ~10 = ${f2(growth)}x (target <= 2: ${mark(growth <= 2)}); the floor's own growth: ${f2(floorGrowth)}x`);
+  console.log(
+    `bb CPU per call at turn ~${LATE} / turn ~10 = ${f2(growth)}x (target <= 2: ${mark(growth <= 2)}); the floor's own growth: ${f2(floorGrowth)}x`,
+  );
 }

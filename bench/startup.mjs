@@ -91,10 +91,12 @@ const VARIANTS = [
   { name: "rec+jiti-cold", cwd: withJiti, args: hook, env: { ...rec, JITI_FS_CACHE: "false" }, target: 150 },
 ];
 const SCRIPTS = (process.env.BENCH_ONLY ?? "hello,app").split(",");
-for (const s of SCRIPTS) if (s !== "hello" && s !== "app") throw new Error(`BENCH_ONLY: unknown script "${s}"; use hello or app`);
+for (const s of SCRIPTS)
+  if (s !== "hello" && s !== "app") throw new Error(`BENCH_ONLY: unknown script "${s}"; use hello or app`);
 
 // What a record run with no call says at exit, on purpose (the scripts make no call): not a broken variant.
-const NO_CALL_NOTICE = /^blackbox: no cassette was written to \S+: no process made a model or tool call through Blackbox\s*$/;
+const NO_CALL_NOTICE =
+  /^blackbox: no cassette was written to \S+: no process made a model or tool call through Blackbox\s*$/;
 
 /** Wall ms of one `node` process; a non-zero exit or any other stderr stops the bench (a broken variant measures nothing). */
 function run(variant, script) {
@@ -106,7 +108,9 @@ function run(variant, script) {
   });
   const ms = performance.now() - t0;
   if (r.status !== 0 || (r.stderr && !NO_CALL_NOTICE.test(r.stderr))) {
-    throw new Error(`${variant.name} ${script}.mjs exited ${r.status}: ${r.stderr.trim() || "(no stderr)"}; fix the variant before measuring`);
+    throw new Error(
+      `${variant.name} ${script}.mjs exited ${r.status}: ${r.stderr.trim() || "(no stderr)"}; fix the variant before measuring`,
+    );
   }
   return ms;
 }
@@ -135,16 +139,24 @@ const f0 = (x) => x.toFixed(0);
 console.log(`start-up, node ${process.version}, ${ROUNDS} interleaved rounds (rotating order), wall ms per process`);
 console.log("variant        median  IQR        over bare: median [IQR]   target  ");
 for (const script of SCRIPTS) {
-  console.log(`-- ${script}.mjs${script === "app" ? " (imports @anthropic-ai/sdk and openai, makes two clients)" : " (imports a one-function tools module)"}`);
+  console.log(
+    `-- ${script}.mjs${script === "app" ? " (imports @anthropic-ai/sdk and openai, makes two clients)" : " (imports a one-function tools module)"}`,
+  );
   const bare = wall.get(`${script}/bare`);
   for (const variant of VARIANTS) {
     const xs = wall.get(`${script}/${variant.name}`);
     const over = xs.map((x, i) => x - bare[i]);
     const med = quantile(over, 0.5);
-    const verdict = variant.target === undefined ? "" : `<= ${variant.target}: ${med <= variant.target ? "ok" : "MISSED"}`;
+    const verdict =
+      variant.target === undefined ? "" : `<= ${variant.target}: ${med <= variant.target ? "ok" : "MISSED"}`;
     console.log(
-      `${variant.name.padEnd(14)} ${f0(quantile(xs, 0.5)).padStart(6)}  ${f0(quantile(xs, 0.25))}-${f0(quantile(xs, 0.75))}`.padEnd(34) +
-        (variant.name === "bare" ? "" : `${f0(med).padStart(6)} [${f0(quantile(over, 0.25))}, ${f0(quantile(over, 0.75))}]`).padEnd(26) +
+      `${variant.name.padEnd(14)} ${f0(quantile(xs, 0.5)).padStart(6)}  ${f0(quantile(xs, 0.25))}-${f0(quantile(xs, 0.75))}`.padEnd(
+        34,
+      ) +
+        (variant.name === "bare"
+          ? ""
+          : `${f0(med).padStart(6)} [${f0(quantile(over, 0.25))}, ${f0(quantile(over, 0.75))}]`
+        ).padEnd(26) +
         verdict,
     );
   }

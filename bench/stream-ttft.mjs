@@ -13,8 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { blackbox } from "../dist/blackbox.js";
-import { ToolCallIds } from "../dist/providers/ids.js";
-import { streamAdapters } from "../dist/providers/stream.js";
+import { ToolCallIds } from "../dist/providers/shared/ids.js";
+import { providers } from "../dist/providers/index.js";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,12 +27,26 @@ const DELAY = arg("delay", 5);
 const ev = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 function replyEvents(n) {
   const out = [
-    ev("message_start", { message: { id: "msg_01bench", type: "message", role: "assistant", model: "bench-model", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
+    ev("message_start", {
+      message: {
+        id: "msg_01bench",
+        type: "message",
+        role: "assistant",
+        model: "bench-model",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+    }),
     ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
   ];
-  for (let i = 0; i < n; i++) out.push(ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: `token ${i} — ü ` } }));
+  for (let i = 0; i < n; i++)
+    out.push(ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: `token ${i} — ü ` } }));
   out.push(ev("content_block_stop", { index: 0 }));
-  out.push(ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: n } }));
+  out.push(
+    ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: n } }),
+  );
   out.push(ev("message_stop", {}));
   return out;
 }
@@ -89,7 +103,7 @@ const eventBytes = EVENTS_TEXT.map((e) => new TextEncoder().encode(e));
 const reps = 2000;
 const t0 = performance.now();
 for (let i = 0; i < reps; i++) {
-  const a = streamAdapters.anthropic.createAssembler(new ToolCallIds());
+  const a = providers.anthropic.stream.createAssembler(new ToolCallIds());
   for (const e of eventBytes) a.push(e);
   a.finish();
 }
@@ -100,7 +114,9 @@ const row = (m) => ({ ttft: median(res[m].map((r) => r.ttft)), total: median(res
 const d = row("direct");
 const b = row("blackbox");
 const n = EVENTS_TEXT.length;
-console.log(`stream-ttft: ${RUNS} runs, ${n} events (${bytes.length} bytes) ${DELAY} ms apart, Node ${process.version}`);
+console.log(
+  `stream-ttft: ${RUNS} runs, ${n} events (${bytes.length} bytes) ${DELAY} ms apart, Node ${process.version}`,
+);
 console.log(`| mode     | TTFT median ms | stream end median ms |`);
 console.log(`|----------|---------------:|---------------------:|`);
 console.log(`| direct   | ${d.ttft.toFixed(2).padStart(14)} | ${d.total.toFixed(2).padStart(20)} |`);

@@ -19,9 +19,18 @@ async function run(mode, file, thread) {
   const client = new Anthropic({ apiKey: API_KEY, maxRetries: 0, fetch: bb.fetch });
   const get = bb.tool("get_weather", forecast);
   const runner = client.beta.messages.toolRunner({
-    model: "claude-sonnet-4-6", max_tokens: 1024, system: "You are a weather bot.",
+    model: "claude-sonnet-4-6",
+    max_tokens: 1024,
+    system: "You are a weather bot.",
     messages: [{ role: "user", content: `Check the weather ${TURNS} times, then summarise.` }],
-    tools: [betaTool({ name: "get_weather", description: "Today's forecast for a city.", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, run: async (i) => JSON.stringify(await get(i)) })],
+    tools: [
+      betaTool({
+        name: "get_weather",
+        description: "Today's forecast for a city.",
+        inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        run: async (i) => JSON.stringify(await get(i)),
+      }),
+    ],
     ...(thread ? {} : { thread: false }),
   });
   const t0 = performance.now();
@@ -31,10 +40,17 @@ async function run(mode, file, thread) {
   return ms / (TURNS + 1);
 }
 const files = {};
-for (const thread of [true, false]) { resetMock(); files[thread] = join(dir, `${thread}.json`); await run("record", files[thread], thread); }
+for (const thread of [true, false]) {
+  resetMock();
+  files[thread] = join(dir, `${thread}.json`);
+  await run("record", files[thread], thread);
+}
 const res = { true: [], false: [] };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-for (let r = 0; r < ROUNDS; r++) for (const thread of [true, false]) res[thread].push(await run("replay", files[thread], thread));
+for (let r = 0; r < ROUNDS; r++)
+  for (const thread of [true, false]) res[thread].push(await run("replay", files[thread], thread));
 const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`tool runner, ${TURNS + 1} calls, node ${process.version}: replay wall ms per call (median of ${ROUNDS} rounds): threaded ${med(res.true).toFixed(3)}, thread: false ${med(res.false).toFixed(3)}, ratio ${(med(res.true) / med(res.false)).toFixed(2)}x`);
+console.log(
+  `tool runner, ${TURNS + 1} calls, node ${process.version}: replay wall ms per call (median of ${ROUNDS} rounds): threaded ${med(res.true).toFixed(3)}, thread: false ${med(res.false).toFixed(3)}, ratio ${(med(res.true) / med(res.false)).toFixed(2)}x`,
+);
 rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
  * assertCassette: the test helper. Load (when given a path), verify, then check
  * the outcome against expectations; one Error naming every failed expectation.
  */
-import { loadTrace } from "./edges/store.js";
+import { loadTrace } from "./store/index.js";
 import { canonicalJson } from "./trace/canonical.js";
 import { terminalStepOf } from "./trace/payloads.js";
 import type { JsonValue, Trace } from "./trace/types.js";
@@ -33,14 +33,18 @@ export async function assertCassette(pathOrTrace: string | Trace, expect: Casset
   }
 
   const terminal = terminalStepOf(trace.steps)?.payload as
-    | { status?: string; result?: JsonValue; reason?: string }
-    | undefined;
+    { status?: string; result?: JsonValue; reason?: string } | undefined;
   const failures: string[] = [];
   const status = terminal?.status;
   if (expect.status !== undefined && status !== expect.status) {
-    failures.push(`status: expected ${show(expect.status)}, got ${terminal ? show(status) : "no terminal step (the run never finished)"}`);
+    failures.push(
+      `status: expected ${show(expect.status)}, got ${terminal ? show(status) : "no terminal step (the run never finished)"}`,
+    );
   }
-  if (expect.result !== undefined && (terminal?.result === undefined || canonicalJson(terminal.result) !== canonicalJson(expect.result))) {
+  if (
+    expect.result !== undefined &&
+    (terminal?.result === undefined || canonicalJson(terminal.result) !== canonicalJson(expect.result))
+  ) {
     failures.push(`result: expected ${show(expect.result)}, got ${show(terminal?.result)}`);
   }
   if (expect.resultContains !== undefined) {
@@ -51,7 +55,9 @@ export async function assertCassette(pathOrTrace: string | Trace, expect: Casset
     }
   }
   if (expect.reason !== undefined && terminal?.reason !== expect.reason) {
-    failures.push(`reason: expected ${show(expect.reason)}, got ${show(terminal?.reason)}${status === "success" ? " (the run succeeded)" : ""}`);
+    failures.push(
+      `reason: expected ${show(expect.reason)}, got ${show(terminal?.reason)}${status === "success" ? " (the run succeeded)" : ""}`,
+    );
   }
   if (expect.steps !== undefined && trace.steps.length !== expect.steps) {
     failures.push(`steps: expected ${expect.steps}, got ${trace.steps.length}`);

@@ -1,8 +1,41 @@
-import { createSession } from "./session/index.js";
-import { processSession } from "./processSession.js";
-import { checkOptions } from "./session/setup.js";
-import type { Session, SessionOptions } from "./session/types.js";
+/**
+ * `blackbox()`: a session with the library's ports (cassette files, the process end, the
+ * environment) and its door for the SDKs' `fetch` option.
+ */
+import { existsSync } from "node:fs";
+import { commandOf } from "./process/command.js";
+import { onProcessExit } from "./process/exit.js";
+import { processSession } from "./process/session.js";
+import { publicSession } from "./publicSession.js";
 
+export { publicSession };
+import { SessionEngine } from "./session/engine.js";
+import { resolveAuto } from "./session/modes/resolve.js";
+import { checkOptions } from "./session/options.js";
+import type { Session, SessionOptions, SessionPorts } from "./session/types.js";
+import { readText, sameFile } from "./store/files.js";
+import { loadVerifiedTraceSync } from "./store/loadVerified.js";
+import { writeCassetteSync } from "./store/write.js";
+
+/** The library's side effects: cassettes verified on load and write, the process end, the environment. */
+export function libraryPorts(): SessionPorts {
+  return {
+    loadCassette: loadVerifiedTraceSync,
+    writeCassette: writeCassetteSync,
+    readsPrevious: true,
+    readText,
+    sameFile,
+    env: process.env,
+    onProcessExit,
+    failDivergedReplayAtExit: true,
+    warn: (message) => void process.stderr.write(`blackbox: warning: ${message}\n`),
+  };
+}
+
+/** A session engine (what the doors and hooks are given); `ports`: the library's unless given. */
+export function createSession(options: SessionOptions = {}, ports: SessionPorts = libraryPorts()): SessionEngine {
+  return new SessionEngine(options, ports);
+}
 
 /**
  * A Blackbox session: `bb.fetch` for the SDKs' `fetch` option, `bb.tools()` /
@@ -10,7 +43,8 @@ import type { Session, SessionOptions } from "./session/types.js";
  *
  * Without a `mode`, it is the session the register hook made for this process
  * (`blackbox record|replay|fork -- <command>`), or a session in mode "off" that
- * records nothing and changes nothing.
+ * records nothing and changes nothing. Mode "auto" replays `cassette` or records it, by
+ * the record mode (`record`, BLACKBOX_RECORD, CI: src/session/modes/resolve.ts).
  */
 export function blackbox(options: SessionOptions = {}): Session {
   checkOptions(options);
@@ -18,5 +52,10 @@ export function blackbox(options: SessionOptions = {}): Session {
     const existing = processSession();
     if (existing) return existing;
   }
-  return createSession(options);
+  return publicSession(createSession(autoResolved(options)));
+}
+
+/** Mode "auto" made record or replay, by the cassette on disk and the environment; other options as given. */
+export function autoResolved(options: SessionOptions, command: string = commandOf()): SessionOptions {
+  return resolveAuto(options, process.env, existsSync, { command });
 }

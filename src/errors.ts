@@ -4,8 +4,7 @@
  * symbol) and recognises the SDK error an agent sees when Blackbox refused a
  * call inside an SDK request (a 400 whose body carries type "blackbox_error").
  */
-
-const BRAND = Symbol.for("ardaulas.blackbox.error.v1");
+import { ERROR_BRAND } from "./globals.js";
 
 export type BlackboxErrorCode =
   | "BLACKBOX_REPLAY_DIVERGENCE"
@@ -25,7 +24,7 @@ export class BlackboxError extends Error {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
-    Object.defineProperty(this, BRAND, { value: true });
+    Object.defineProperty(this, ERROR_BRAND, { value: true });
   }
 }
 
@@ -64,6 +63,21 @@ export class TraceLoadError extends BlackboxError {
     super("BLACKBOX_TRACE_LOAD", message);
     this.file = details.file;
     this.jsonPath = details.jsonPath;
+  }
+}
+
+/** Which of a cassette's limits (src/trace/limits.ts) a file goes past. */
+export type CassetteLimit = "size" | "steps" | "depth";
+
+/**
+ * A cassette past one of the limits that keep a hostile file from exhausting memory (size, steps, nesting).
+ * The CLI exits 2 on it, as on any input it cannot take.
+ */
+export class CassetteLimitError extends TraceLoadError {
+  readonly limit: CassetteLimit;
+  constructor(message: string, details: { file?: string; jsonPath?: string; limit: CassetteLimit }) {
+    super(message, details);
+    this.limit = details.limit;
   }
 }
 
@@ -108,7 +122,7 @@ export const BLACKBOX_ERROR_TYPE = "blackbox_error";
 export function isBlackboxError(error: unknown): boolean {
   if (error === null || typeof error !== "object") return false;
   const e = error as Record<string | symbol, unknown>;
-  if (e[BRAND] === true) return true;
+  if (e[ERROR_BRAND] === true) return true;
   // The SDK's own APIError for a call Blackbox refused: its parsed body is on `.error`.
   const body = e.error as Record<string, unknown> | undefined;
   if (body && typeof body === "object") {

@@ -5,6 +5,7 @@ export {
   BlackboxUnsupportedError,
   ReplayDivergenceError,
   TraceLoadError,
+  CassetteLimitError,
   ForkError,
   SessionError,
   SecretLeakError,
@@ -13,7 +14,7 @@ export {
   isBlackboxError,
 } from "./errors.js";
 export { CURRENT_TRACE_VERSION } from "./trace/types.js";
-export { loadTrace, saveTrace } from "./edges/store.js";
+export { loadTrace, saveTrace } from "./store/index.js";
 export { verifyTrace } from "./trace/verify.js";
 export { diffTraces, diffOutcome } from "./trace/diff.js";
 export { toolCallsOf } from "./trace/payloads.js";
@@ -21,7 +22,9 @@ export { replayTrace } from "./agent/replayTrace.js";
 export { forkRun } from "./agent/forkRun.js";
 export { assertCassette } from "./assert.js";
 export { ScriptedModelClient } from "./agent/modelClient.js";
+export { sweep } from "./sweep.js";
 
+export type { CassetteLimit } from "./errors.js";
 export type {
   Trace,
   TraceStep,
@@ -43,3 +46,6 @@ export type { ForkRunOptions } from "./agent/forkRun.js";
 export type { CassetteExpectations } from "./assert.js";
 export type { ReplayResult, ReplayDivergence } from "./agent/replayTrace.js";
 export type { ToolFn, ToolMap } from "./agent/loop.js";
+export type { SweepOptions } from "./sweep.js";
+export type { SweepResult, SweepCell, SweepRow, SweepGrade, SweepSummary, SweepToolCall } from "./agent/sweepMatrix.js";
+export type { VariantSpec, ForkPointInfo } from "./agent/sweepVariants.js";

@@ -17,7 +17,11 @@ const FORECASTS: Record<string, { forecast: string; celsius: number }> = {
   Faro: { forecast: "cloudy", celsius: 21 },
 };
 
-export async function get_weather({ city }: { city: string }): Promise<{ city: string; forecast: string; celsius: number }> {
+export async function get_weather({
+  city,
+}: {
+  city: string;
+}): Promise<{ city: string; forecast: string; celsius: number }> {
   const f = FORECASTS[city];
   if (!f) throw new Error(`no forecast for "${city}": try Lisbon, Porto or Faro`);
   return { city, ...f };

@@ -13,7 +13,10 @@ const cassette = fileURLToPath(new URL("./runs/refund.json", import.meta.url));
 const ran: string[] = [];
 const counted = {
   lookup_order: (input: { orderId: string }) => (ran.push("lookup_order"), lookup_order(input)),
-  issue_refund: (input: { orderId: string; amount: number; reason: string }) => (ran.push("issue_refund"), issue_refund(input)),
+  issue_refund: (input: { orderId: string; amount: number; reason: string }) => (
+    ran.push("issue_refund"),
+    issue_refund(input)
+  ),
 };
 
 test("the agent still refunds order A1001, without running a tool", async () => {

@@ -15,8 +15,16 @@ const out = fileURLToPath(new URL("./runs/refund.json", import.meta.url));
 const fake = await startFakeProvider();
 fake.enqueue(
   { json: openaiCompletion({ toolCalls: [{ name: "lookup_order", input: { orderId: "A1001" } }] }) },
-  { json: openaiCompletion({ toolCalls: [{ name: "issue_refund", input: { orderId: "A1001", amount: 39.9, reason: "arrived broken" } }] }) },
-  { json: openaiCompletion({ text: "Sorry about the kettle! I refunded the full 39.90 for order A1001 (refund RF-A1001)." }) },
+  {
+    json: openaiCompletion({
+      toolCalls: [{ name: "issue_refund", input: { orderId: "A1001", amount: 39.9, reason: "arrived broken" } }],
+    }),
+  },
+  {
+    json: openaiCompletion({
+      text: "Sorry about the kettle! I refunded the full 39.90 for order A1001 (refund RF-A1001).",
+    }),
+  },
 );
 
 // A fixed clock, so that re-recording gives the same bytes and a clean git diff.

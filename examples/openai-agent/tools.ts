@@ -31,9 +31,18 @@ export async function lookup_order({ orderId }: { orderId: string }): Promise<Or
   return order;
 }
 
-export async function issue_refund({ orderId, amount, reason }: { orderId: string; amount: number; reason: string }): Promise<Refund> {
+export async function issue_refund({
+  orderId,
+  amount,
+  reason,
+}: {
+  orderId: string;
+  amount: number;
+  reason: string;
+}): Promise<Refund> {
   const order = await lookup_order({ orderId });
-  if (amount > order.total) throw new Error(`refund of ${amount} exceeds the order total ${order.total}: refund at most the total`);
+  if (amount > order.total)
+    throw new Error(`refund of ${amount} exceeds the order total ${order.total}: refund at most the total`);
   const refund = { refundId: `RF-${orderId}`, orderId, amount, reason };
   refunds.push(refund);
   return refund;

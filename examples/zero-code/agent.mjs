@@ -3,8 +3,20 @@ import Anthropic from "@anthropic-ai/sdk";
 import { book_hotel, get_weather } from "./tools.mjs";
 
 const tools = [
-  { name: "get_weather", description: "Weather for a city", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
-  { name: "book_hotel", description: "Book a hotel", input_schema: { type: "object", properties: { city: { type: "string" }, nights: { type: "integer" } }, required: ["city", "nights"] } },
+  {
+    name: "get_weather",
+    description: "Weather for a city",
+    input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+  {
+    name: "book_hotel",
+    description: "Book a hotel",
+    input_schema: {
+      type: "object",
+      properties: { city: { type: "string" }, nights: { type: "integer" } },
+      required: ["city", "nights"],
+    },
+  },
 ];
 const run = { get_weather, book_hotel };
 
@@ -16,7 +28,12 @@ for (let turn = 0; turn < 8; turn++) {
   messages.push({ role: "assistant", content: reply.content });
   const calls = reply.content.filter((b) => b.type === "tool_use");
   if (calls.length === 0) {
-    console.log(reply.content.filter((b) => b.type === "text").map((b) => b.text).join(""));
+    console.log(
+      reply.content
+        .filter((b) => b.type === "text")
+        .map((b) => b.text)
+        .join(""),
+    );
     break;
   }
   const results = [];

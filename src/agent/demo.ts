@@ -89,7 +89,10 @@ export class DemoModelClient implements ModelClient {
     const weather = seen.get("get_weather");
     if (!weather) return { type: "tool_call", toolCallId: "", toolName: "get_weather", toolInput: { city } };
     if (weather.error !== undefined) {
-      return { type: "final_answer", text: `I could not get a forecast for ${city} (${weather.error}), so I cannot plan the day yet.` };
+      return {
+        type: "final_answer",
+        text: `I could not get a forecast for ${city} (${weather.error}), so I cannot plan the day yet.`,
+      };
     }
     const forecast = String(field(weather.result, "forecast") ?? "unknown");
     const temp = field(weather.result, "tempC");
@@ -97,7 +100,10 @@ export class DemoModelClient implements ModelClient {
     const found = seen.get("find_activities");
     if (!found) return { type: "tool_call", toolCallId: "", toolName: "find_activities", toolInput: { city, setting } };
     if (found.error !== undefined) {
-      return { type: "final_answer", text: `Saturday in ${city}: ${forecast}, but I found nothing to do (${found.error}).` };
+      return {
+        type: "final_answer",
+        text: `Saturday in ${city}: ${forecast}, but I found nothing to do (${found.error}).`,
+      };
     }
     const list = field(found.result, "activities");
     const items = Array.isArray(list) ? list.map(String) : [];

@@ -72,7 +72,12 @@ export async function forkRun(parent: Trace, options: ForkRunOptions): Promise<T
     return hasReplacement ? t : Math.max(t, at.timestamp + 1);
   };
   const state = stateFromPrefix(builder.steps, initial);
-  return continueLoop(builder, state, { client: options.client, tools: options.tools, now, maxSteps: options.maxSteps });
+  return continueLoop(builder, state, {
+    client: options.client,
+    tools: options.tools,
+    now,
+    maxSteps: options.maxSteps,
+  });
 }
 
 function forkPointOf(parent: Trace, forkIndex: number): TraceStep {

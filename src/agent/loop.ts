@@ -90,7 +90,8 @@ export async function continueLoop(builder: TraceBuilder, state: LoopState, opti
   let turns = state.turns;
   let nextCall = state.nextCallIndex;
   // Each step gets its own copy: no two payloads share an object, so editing one never edits another.
-  const append = (type: TraceStepType, payload: JsonValue) => builder.append(type, structuredClone(payload), options.now());
+  const append = (type: TraceStepType, payload: JsonValue) =>
+    builder.append(type, structuredClone(payload), options.now());
 
   for (;;) {
     if (turns >= maxSteps) {

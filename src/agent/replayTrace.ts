@@ -7,6 +7,7 @@
 import { TraceBuilder } from "../trace/builder.js";
 import { firstDifference } from "../trace/jsonDiff.js";
 import { forkIndexOf } from "../trace/payloads.js";
+import { quoted } from "../trace/printable.js";
 import type { JsonValue, ModelOutput, ToolResultPayload, Trace, TraceStep } from "../trace/types.js";
 import { continueLoop, type ToolMap } from "./loop.js";
 import type { ModelClient } from "./modelClient.js";
@@ -37,7 +38,11 @@ export async function replayTrace(trace: Trace): Promise<ReplayResult> {
     const message =
       `trace "${trace.id}" has no model_input step, so there is no run of the built-in agent to replay. ` +
       `Replay a recorded agent by running it: blackbox replay <cassette> -- <command>`;
-    return { ok: false, steps: 0, divergence: { index: 0, path: "", recorded: trace.steps[0]?.type, actual: undefined, message } };
+    return {
+      ok: false,
+      steps: 0,
+      divergence: { index: 0, path: "", recorded: trace.steps[0]?.type, actual: undefined, message },
+    };
   }
   const start = resumeIndex(trace);
   const prefix = trace.steps.slice(0, start);
@@ -55,8 +60,12 @@ export async function replayTrace(trace: Trace): Promise<ReplayResult> {
     },
   };
   const tools = recordedTools(rest, results);
-  const now = (): number => trace.steps[builder.steps.length]?.timestamp ?? trace.steps.at(-1)?.timestamp ?? trace.createdAt;
-  const maxSteps = terminal?.reason === "max_steps_exceeded" && typeof terminal.maxSteps === "number" ? terminal.maxSteps : Number.MAX_SAFE_INTEGER;
+  const now = (): number =>
+    trace.steps[builder.steps.length]?.timestamp ?? trace.steps.at(-1)?.timestamp ?? trace.createdAt;
+  const maxSteps =
+    terminal?.reason === "max_steps_exceeded" && typeof terminal.maxSteps === "number"
+      ? terminal.maxSteps
+      : Number.MAX_SAFE_INTEGER;
 
   let stopped: string | undefined;
   try {
@@ -97,13 +106,24 @@ function recordedTools(rest: TraceStep[], results: TraceStep[]): ToolMap {
   return tools;
 }
 
-function compare(recorded: TraceStep[], actual: TraceStep[], start: number, stopped: string | undefined): ReplayDivergence | undefined {
+function compare(
+  recorded: TraceStep[],
+  actual: TraceStep[],
+  start: number,
+  stopped: string | undefined,
+): ReplayDivergence | undefined {
   const n = Math.min(recorded.length, actual.length);
   for (let i = start; i < n; i++) {
     const r = recorded[i]!;
     const a = actual[i]!;
     if (r.type !== a.type) {
-      return { index: i, path: "type", recorded: r.type, actual: a.type, message: `step ${i}: the cassette has a ${r.type} step, the replayed run wrote a ${a.type} step` };
+      return {
+        index: i,
+        path: "type",
+        recorded: r.type,
+        actual: a.type,
+        message: `step ${i}: the cassette has a ${r.type} step, the replayed run wrote a ${a.type} step`,
+      };
     }
     const d = firstDifference(r.payload, a.payload, "payload");
     if (d) {
@@ -112,13 +132,17 @@ function compare(recorded: TraceStep[], actual: TraceStep[], start: number, stop
         path: d.path,
         recorded: d.a,
         actual: d.b,
-        message: `step ${i} (${r.type}) differs at ${d.path}: recorded ${JSON.stringify(d.a)}, replayed ${JSON.stringify(d.b)}`,
+        message: `step ${i} (${r.type}) differs at ${d.path}: recorded ${quoted(d.a, 100)}, replayed ${quoted(d.b, 100)}`,
       };
     }
   }
   if (stopped !== undefined || recorded.length !== actual.length) {
     const index = n;
-    const why = stopped ?? (actual.length < recorded.length ? "the replayed run ended early" : "the replayed run went on after the recorded end");
+    const why =
+      stopped ??
+      (actual.length < recorded.length
+        ? "the replayed run ended early"
+        : "the replayed run went on after the recorded end");
     return {
       index,
       path: "",

@@ -45,7 +45,10 @@ export function stateFromPrefix(prefix: readonly TraceStep[], initial: ModelInpu
     if (step.type === "model_output") {
       const calls = toolCallsOf(step.payload);
       const o = step.payload as { type?: string; text?: string };
-      pending = calls.length > 0 ? { calls, text: o.type === "tool_calls" ? o.text : undefined, results: new Map() } : undefined;
+      pending =
+        calls.length > 0
+          ? { calls, text: o.type === "tool_calls" ? o.text : undefined, results: new Map() }
+          : undefined;
     } else if (step.type === "tool_result" && pending) {
       const r = step.payload as unknown as ToolResultPayload;
       pending.results.set(r.toolCallId, r);

@@ -1,20 +1,19 @@
 /** `blackbox diff <a> <b> [--json]`: the first divergent step and whether the outcomes differ. */
 import type { Command } from "commander";
-import { isBlackboxError } from "../errors.js";
 import { diffOutcome, diffTraces } from "../trace/diff.js";
 import { forkIndexOf } from "../trace/payloads.js";
 import type { Outcome } from "../trace/outcome.js";
-import { clip, printable } from "../trace/printable.js";
+import { printable, quoted } from "../trace/printable.js";
 import type { Trace } from "../trace/types.js";
 import { verifyTrace, type VerifyResult } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
-import { checkOneStdin, loadCliTrace } from "./input.js";
+import { checkOneStdin, loadCliTrace, requireCassettes } from "./input.js";
 import { warnIfUnverified } from "./warn.js";
 import { makeStyle } from "./style.js";
 
 function short(value: unknown): string {
   if (value === undefined) return "(absent)";
-  return clip(printable(JSON.stringify(value)), 100);
+  return quoted(value, 100);
 }
 
 function outcomeText(o: Outcome): string {
@@ -43,9 +42,19 @@ export interface ForkRelation {
 
 /** B forked from A (or A from B), by the runs' ids: what makes a divergence at N expected. */
 function forkRelation(a: Trace, b: Trace): ForkRelation | null {
-  const [child, other, side] = b.parentId !== undefined && b.parentId === a.id ? [b, a, "b" as const] : a.parentId !== undefined && a.parentId === b.id ? [a, b, "a" as const] : [];
+  const [child, other, side] =
+    b.parentId !== undefined && b.parentId === a.id
+      ? [b, a, "b" as const]
+      : a.parentId !== undefined && a.parentId === b.id
+        ? [a, b, "a" as const]
+        : [];
   if (child === undefined || other === undefined || side === undefined) return null;
-  return { child: side, parentId: other.id, forkedFromStepId: child.forkedFromStepId ?? null, at: forkIndexOf(child) ?? null };
+  return {
+    child: side,
+    parentId: other.id,
+    forkedFromStepId: child.forkedFromStepId ?? null,
+    at: forkIndexOf(child) ?? null,
+  };
 }
 
 function relationText(r: ForkRelation): string {
@@ -61,22 +70,17 @@ const orNull = (v: unknown): unknown => (v === undefined ? null : v);
 export function register(program: Command): void {
   program
     .command("diff")
-    .description("show the first step where two cassettes diverge (exit 1 when they differ, 0 when the same, 2 when one cannot be read)")
+    .description(
+      "show the first step where two cassettes diverge (exit 1 when they differ, 0 when the same, 2 when one cannot be read)",
+    )
     .argument("<a>", "first cassette")
     .argument("<b>", "second cassette")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
     .action(async (fileA: string, fileB: string, opts: { json?: boolean }, cmd: Command) => {
       checkOneStdin([fileA, fileB], cmd);
-      let a: Trace;
-      let b: Trace;
-      try {
-        [a, b] = await Promise.all([loadCliTrace(fileA, "diff"), loadCliTrace(fileB, "diff")]);
-      } catch (error) {
-        // as diff(1) and cmp(1): 1 says only "they differ", so trouble reading is 2
-        if (!isBlackboxError(error)) throw error;
-        process.stderr.write(`blackbox: ${(error as Error).message}\n`);
-        throw new CliExit(2);
-      }
+      requireCassettes(cmd, [fileA, fileB]);
+      // as diff(1) and cmp(1): 1 says only "they differ"; one that is not a cassette is 2 (main.ts)
+      const [a, b] = await Promise.all([loadCliTrace(fileA, "diff"), loadCliTrace(fileB, "diff")]);
       const d = diffTraces(a, b);
       const outcome = diffOutcome(a, b);
       const same = d === null;
@@ -96,11 +100,15 @@ export function register(program: Command): void {
         if (fileB !== fileA) warnUnverified(fileB, "B", vb);
         const s = makeStyle();
         if (d === null) {
-          out(`${s.green("same")}: ${a.steps.length} steps with the same content${va.ok && vb.ok ? " and identical hashes" : ""}; outcome ${outcomeText(outcome.a)}`);
+          out(
+            `${s.green("same")}: ${a.steps.length} steps with the same content${va.ok && vb.ok ? " and identical hashes" : ""}; outcome ${outcomeText(outcome.a)}`,
+          );
         } else {
           const type = d.typeA === d.typeB ? d.typeA : `${d.typeA ?? "(none)"} in A, ${d.typeB ?? "(none)"} in B`;
           out(`${s.red("differ")}: first divergence at step ${s.bold(String(d.index))} (${type})`);
           if (fork) out(`  ${relationText(fork)}`);
+          if (d.retimed)
+            out(`  before it, ${d.retimed.count} step(s) from step ${d.retimed.first} differ only in their timestamps`);
           if (d.kind === "changed") {
             out(`  ${s.bold(printable(d.path))}`);
             out(`    A ${fileA}: ${short(d.a)}`);

@@ -1,3 +1,5 @@
+import { printableLines } from "../trace/printable.js";
+
 /** Thrown by a command to end with an exit code after it printed its own output. */
 export class CliExit extends Error {
   readonly exitCode: number;
@@ -12,9 +14,13 @@ export function out(text = ""): void {
   process.stdout.write(`${text}\n`);
 }
 
-/** Writes a value as stable, pretty JSON to stdout. */
+/**
+ * Writes a value as stable, pretty JSON to stdout. Its lines go through printableLines: a
+ * C1 control, bidi control or line separator can stand only inside a JSON string, and there
+ * its \u escape is the same string, so the JSON is the same and safe on a terminal too.
+ */
 export function outJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${printableLines(JSON.stringify(value, null, 2))}\n`);
 }
 
 /**

@@ -5,22 +5,27 @@
  * command made no call of a recording that has calls. The run ends when the command
  * and the process holding the run's claim have both ended (runHooked waits for it).
  * When a process of the run already printed why (a `blackbox:` error, marked for the
- * run token), nothing is guessed on top of it.
+ * run token), nothing is guessed on top of it. A command that could not start is
+ * reported as that alone.
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { endRunClaim, locksDir, runClaim, runToken, takeReported, unfinishedWhy, type Unfinished } from "../edges/claim.js";
-import { findConfig } from "../edges/config.js";
-import { noCallsDivergence, OWN_ENV_HINT } from "../edges/run.js";
-import { loadTrace } from "../edges/store.js";
-import { outcomeOf } from "../trace/outcome.js";
-import { callCounts } from "../trace/payloads.js";
-import { clip, printable } from "../trace/printable.js";
+import { endRunClaim, locksDir, runClaim, runToken, unfinishedWhy, type Unfinished } from "../process/claim.js";
+import { takeReport, type RunReport } from "../process/reported.js";
+import { findConfig } from "../config/index.js";
+import { noCallsDivergence, OWN_ENV_HINT } from "../process/run.js";
+import { loadTrace } from "../store/index.js";
+import { redactedSummary } from "../redact/index.js";
+import { clip, printable, printableLines } from "../trace/printable.js";
 import type { Trace } from "../trace/types.js";
+import { unrecordedTools, unrecordedToolsNote } from "../trace/unrecordedTools.js";
+import { checkReplayedTools, strictToolsOf } from "../session/unseen.js";
+import { isBlackboxError } from "../errors.js";
 import type { BuiltinIo } from "./builtin.js";
 import { shownPath } from "./input.js";
-import { CliExit } from "./exit.js";
+import type { DivergenceJson } from "./schemas.js";
 import { useColor } from "./style.js";
+import { divergenceJson, runSummary } from "./summary.js";
 import { hookedEnv, runHooked } from "./spawnHooked.js";
 import { verifyFile } from "./verify.js";
 
@@ -32,14 +37,35 @@ export interface HookedRun {
   writes?: string;
   /** The cassette the run reads (replay, fork): it must pass verify first. */
   reads?: string;
+  /** The command's stdout goes to stderr (under --json, where stdout is the JSON alone). */
+  stdoutToStderr?: boolean;
+  /** A cassette read whose tools ran unrecorded is refused before the command starts (else a warning). */
+  strictTools?: boolean;
 }
 
-async function mustVerify(file: string, what: string): Promise<boolean> {
+/** How the run ended, for the exit code and the --json summary. */
+export interface HookedResult {
+  /** The CLI's exit code (0: the run went as it should). */
+  exitCode: number;
+  /** The command's own exit code, or null when it was not run (the cassette it reads failed verify). */
+  childCode: number | null;
+  /** Whether the cassette to write was written by this run. */
+  written: boolean;
+  /** What went wrong, as printed on stderr, or null. */
+  error: string | null;
+  divergence: DivergenceJson | null;
+}
+
+async function mustVerify(file: string, what: string): Promise<string | undefined> {
   const verdict = await verifyFile(file);
-  if (verdict.ok) return true;
-  process.stderr.write(`blackbox: the cassette ${file} fails verify, so ${what}; run \`blackbox verify ${file}\` for the details\n`);
-  for (const p of verdict.problems.slice(0, 5)) process.stderr.write(`  ${p.stepIndex === null ? "trace" : `step ${p.stepIndex}`} ${p.path}: ${p.message}\n`);
-  return false;
+  if (verdict.ok) return undefined;
+  const line = `the cassette ${file} fails verify, so ${what}; run \`blackbox verify ${file}\` for the details`;
+  process.stderr.write(`blackbox: ${line}\n`);
+  for (const p of verdict.problems.slice(0, 5))
+    process.stderr.write(
+      `  ${p.stepIndex === null ? "trace" : `step ${p.stepIndex}`} ${printable(p.path)}: ${printable(p.message)}\n`,
+    );
+  return line;
 }
 
 function stamp(file: string): string | undefined {
@@ -48,76 +74,127 @@ function stamp(file: string): string | undefined {
   return `${s.mtimeMs}:${s.size}:${s.ino}`;
 }
 
-export async function runUnderHook(run: HookedRun): Promise<void> {
+/** The one-line message of a failed run, printed, as a result. */
+function failed(
+  exitCode: number,
+  childCode: number | null,
+  message: string,
+  divergence: DivergenceJson | null = null,
+): HookedResult {
+  process.stderr.write(`blackbox: ${printableLines(message)}\n`);
+  return { exitCode, childCode, written: false, error: message, divergence };
+}
+
+/** What a process of the run reported (already printed by it). */
+function reportedResult(report: RunReport, exitCode: number, childCode: number, written: boolean): HookedResult {
+  const d = report.divergence;
+  return {
+    exitCode,
+    childCode,
+    written,
+    error: report.message ?? "a process of the run reported an error (above)",
+    divergence: d ? divergenceJson({ ...d, message: report.message ?? "the replay diverged" }) : null,
+  };
+}
+
+export async function runUnderHook(run: HookedRun): Promise<HookedResult> {
   if (run.command.length === 0) throw new Error("runUnderHook needs a command");
-  if (run.reads && !(await mustVerify(run.reads, "the command was not run"))) throw new CliExit(1);
+  if (run.reads) {
+    const bad = await mustVerify(run.reads, "the command was not run");
+    if (bad !== undefined) return { exitCode: 1, childCode: null, written: false, error: bad, divergence: null };
+    const refused = await unseenTools(run.reads, run.strictTools === true);
+    if (refused !== undefined)
+      return { exitCode: 1, childCode: null, written: false, error: refused, divergence: null };
+  }
   const before = run.writes ? stamp(run.writes) : undefined;
   // One token per run: a second process of the tree that makes calls is refused, not allowed to clobber.
   const token = runToken();
-  const vars = { ...run.vars, BLACKBOX_RUN: token, BLACKBOX_LOCKS: locksDir(), ...pinnedConfig(run.vars.BLACKBOX_CONFIG) }; // the locks stay found if the command changes TMPDIR
+  const vars = {
+    ...run.vars,
+    BLACKBOX_RUN: token,
+    BLACKBOX_LOCKS: locksDir(),
+    ...pinnedConfig(run.vars.BLACKBOX_CONFIG),
+  }; // the locks stay found if the command changes TMPDIR
   const claimedPath = (run.writes ?? run.reads)!;
   let code: number;
+  let started = true;
   let claimed = false;
   let unfinished: Unfinished | undefined;
-  let reported = false;
+  let report: RunReport | undefined;
   try {
-    code = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }), {
+    ({ code, started } = await runHooked(run.command, hookedEnv(vars, { placeholderKeys: run.placeholderKeys }), {
       holder: () => runClaim(claimedPath, token).holder,
-    });
+      stdoutToStderr: run.stdoutToStderr,
+    }));
   } finally {
     ({ claimed, unfinished } = endRunClaim(claimedPath, token));
-    reported = takeReported(token);
+    report = takeReport(token);
   }
-  const failed = code !== 0 ? code : 1;
+  // runHooked printed why; nothing of the run happened, so nothing else is said
+  if (!started)
+    return { exitCode: code, childCode: code, written: false, error: "the command could not start", divergence: null };
+  const failCode = code !== 0 ? code : 1;
   if (run.writes) {
     const after = stamp(run.writes);
     if (after === undefined || after === before) {
-      if (reported) {
+      if (report) {
         // A process of the run printed what went wrong (a bad config, a refused fork point or write) above.
-        if (before !== undefined) process.stderr.write(`blackbox: the cassette already at ${run.writes} was left as it was\n`);
-        throw new CliExit(code !== 0 ? code : 1);
+        if (before !== undefined)
+          process.stderr.write(`blackbox: the cassette already at ${run.writes} was left as it was\n`);
+        return reportedResult(report, failCode, code, false);
       }
       const kept = before !== undefined ? ` (the cassette already there was left as it was)` : "";
       const how = code > 128 ? `was killed (exit code ${code}, signal ${code - 128})` : `exited with code ${code}`;
       if (unfinished !== undefined) {
         const what = unfinishedWhy(unfinished, "it could write the cassette", "record again");
-        process.stderr.write(`blackbox: no cassette was written to ${run.writes}${kept}: ${code !== 0 ? `the command ${how}; ` : ""}${what}.\n`);
-        throw new CliExit(failed);
+        return failed(
+          failCode,
+          code,
+          `no cassette was written to ${run.writes}${kept}: ${code !== 0 ? `the command ${how}; ` : ""}${what}.`,
+        );
       }
       if (code !== 0) {
-        process.stderr.write(
-          `blackbox: no cassette was written to ${run.writes}${kept}: the command ${how} before it made a model call, or was killed too hard to write one (SIGKILL). ` +
-            "Run it again; a crash, exit or Ctrl-C after the first call still leaves a cassette.\n",
+        return failed(
+          code,
+          code,
+          `no cassette was written to ${run.writes}${kept}: the command ${how} before it made a model call, or was killed too hard to write one (SIGKILL). ` +
+            "Run it again; a crash, exit or Ctrl-C after the first call still leaves a cassette.",
         );
-        throw new CliExit(code);
       }
-      process.stderr.write(
-        `blackbox: no cassette was written to ${run.writes}${kept}: the command made no model call through Blackbox. ` +
+      return failed(
+        1,
+        code,
+        `no cassette was written to ${run.writes}${kept}: the command made no model call through Blackbox. ` +
           "Check that the agent runs in Node with the provider SDK (api.anthropic.com / api.openai.com, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL), " +
           `that ${OWN_ENV_HINT}, ` +
-          "or name its tools in blackbox.config.ts\n",
+          "or name its tools in blackbox.config.ts",
       );
-      throw new CliExit(1);
     }
-    if (!(await mustVerify(run.writes, "the run is not trustworthy"))) throw new CliExit(code !== 0 ? code : 1);
-  } else if (run.reads && unfinished !== undefined && !reported) {
-    process.stderr.write(
-      `blackbox: the replay was not checked: ${unfinishedWhy(unfinished, "its end-of-run check (which shows that it made every recorded call and ended as recorded)", "replay again")}.\n`,
+    const bad = await mustVerify(run.writes, "the run is not trustworthy");
+    if (bad !== undefined) return { exitCode: failCode, childCode: code, written: true, error: bad, divergence: null };
+  } else if (run.reads && unfinished !== undefined && !report) {
+    return failed(
+      failCode,
+      code,
+      `the replay was not checked: ${unfinishedWhy(unfinished, "its end-of-run check (which shows that it made every recorded call and ended as recorded)", "replay again")}.`,
     );
-    throw new CliExit(failed);
-  } else if (run.reads && !claimed && !reported) {
+  } else if (run.reads && !claimed && !report) {
     // No process of the run made a call: a replay of a recording that has calls diverged.
     const diverged = noCallsDivergence(await loadTrace(run.reads), "the command");
-    if (diverged) {
-      process.stderr.write(`blackbox: ${diverged.message}\n`);
-      throw new CliExit(code !== 0 ? code : 1);
-    }
+    if (diverged) return failed(failCode, code, diverged.message, divergenceJson(diverged));
   }
-  if (code !== 0) throw new CliExit(code);
-  // A process of the run printed a `blackbox:` error (a replay that diverged, a second process or thread refused)
-  // whose exit code never reached this one: a launcher that ignores it (`sh -c '...; true'`), a worker thread's.
-  if (reported) throw new CliExit(1);
+  const written = run.writes !== undefined;
+  if (report) return reportedResult(report, failCode, code, written);
+  if (code !== 0)
+    return {
+      exitCode: code,
+      childCode: code,
+      written,
+      error: `the command exited with code ${code}`,
+      divergence: null,
+    };
   if (run.writes || claimed) process.stderr.write(`${await doneLine(run)}\n`);
+  return { exitCode: 0, childCode: 0, written, error: null, divergence: null };
 }
 
 /**
@@ -127,19 +204,30 @@ export async function runUnderHook(run: HookedRun): Promise<void> {
  */
 async function doneLine(run: HookedRun): Promise<string> {
   const file = (run.writes ?? run.reads)!;
-  const held = holds(await loadTrace(file));
-  if (run.writes && run.reads) return `blackbox: forked ${shown(run.reads)} into ${shown(run.writes)}: ${held}`;
-  if (run.writes) return `blackbox: recorded ${shown(run.writes)}: ${held}`;
+  const trace = await loadTrace(file);
+  const held = holds(trace);
+  // tools the agent ran outside Blackbox's view: the line says which, and how to capture them
+  const u = run.writes ? unrecordedTools(trace) : undefined;
+  const unseen = u && u.calls > 0 ? `\nblackbox: warning: ${unrecordedToolsNote(u)}` : "";
+  if (run.writes && run.reads)
+    return `blackbox: forked ${shown(run.reads)} into ${shown(run.writes)}: ${held}${unseen}`;
+  if (run.writes) return `blackbox: recorded ${shown(run.writes)}: ${held}${unseen}`;
   return `blackbox: replayed ${shown(file)} as recorded: ${held}`;
 }
 
-/** "3 model calls, 2 tool calls, ended: success" */
+/** "3 model calls, 2 tool calls, ended: success", and what was redacted: the run summary --json prints, as a line */
 function holds(trace: Trace): string {
-  const { models, tools } = callCounts(trace.steps);
+  const s = runSummary(trace);
   const n = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
-  const o = outcomeOf(trace);
-  const ended = o.status === "success" ? "success" : o.status === "error" ? `error (${clip(printable(o.error ?? ""), 80)})` : "no outcome";
-  return `${n(models, "model call")}, ${n(tools, "tool call")}, ended: ${ended}`;
+  const o = s.outcome;
+  const ended =
+    o.status === "success"
+      ? "success"
+      : o.status === "error"
+        ? `error (${clip(printable(o.error ?? ""), 80)})`
+        : "no outcome";
+  const redacted = redactedSummary(s.redactions);
+  return `${n(s.modelCalls, "model call")}, ${n(s.toolCalls, "tool call")}, ended: ${ended}${redacted ? `, ${redacted}` : ""}`;
 }
 
 const shown = (file: string): string => printable(shownPath(file));
@@ -158,7 +246,35 @@ function pinnedConfig(named: string | undefined): { BLACKBOX_CONFIG?: string; BL
   return { BLACKBOX_CONFIG_DEFAULT: findConfig(process.cwd(), undefined) };
 }
 
-/** The built-in agent's output on this process's stdout/stderr. */
-export function consoleIo(): BuiltinIo {
-  return { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t), color: useColor() };
+/** --strict-tools as the hooked processes read it (BLACKBOX_STRICT_TOOLS), else the environment's own. */
+export function strictToolsVar(cmd: { opts(): { strictTools?: boolean } }): { BLACKBOX_STRICT_TOOLS?: string } {
+  const v = cmd.opts().strictTools ? "1" : process.env.BLACKBOX_STRICT_TOOLS;
+  return v === undefined ? {} : { BLACKBOX_STRICT_TOOLS: strictToolsOf({}, { BLACKBOX_STRICT_TOOLS: v }) ? "1" : "0" };
+}
+
+/**
+ * Before a replayed (or forked) command starts: a recording whose tools ran outside Blackbox's view would run
+ * them for real, said once here; with strict tools, refused (the message, printed). A cassette that does not
+ * load is left to verify, which runs first.
+ */
+async function unseenTools(file: string, strict: boolean): Promise<string | undefined> {
+  try {
+    const note = checkReplayedTools(await loadTrace(file), strict, shown(file));
+    if (note) process.stderr.write(`blackbox: warning: ${note}\n`);
+    return undefined;
+  } catch (err) {
+    if (!isBlackboxError(err)) throw err;
+    const message = (err as Error).message;
+    process.stderr.write(`blackbox: ${message}\n`);
+    return message;
+  }
+}
+
+/** The built-in agent's output on this process's stdout/stderr (under --json, none on stdout). */
+export function consoleIo(json = false): BuiltinIo {
+  return {
+    stdout: json ? () => undefined : (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+    color: !json && useColor(),
+  };
 }

@@ -4,29 +4,41 @@
  */
 import { isAbsolute, relative } from "node:path";
 import type { Command } from "commander";
-import { MAX_CASSETTE_BYTES, loadTrace, readCassetteText, tooLarge } from "../edges/store.js";
+import { loadTrace, maxCassetteBytes, readCassetteText, tooLarge } from "../store/index.js";
 import { TraceLoadError } from "../errors.js";
 import { decodeCassette } from "../trace/decode.js";
 import { parseTrace } from "../trace/parse.js";
+import { requireReadable } from "./usage.js";
 import type { Trace } from "../trace/types.js";
 
 export const STDIN = "-";
+/** What to pass instead of a cassette that cannot be read. */
+export const CASSETTE_HINT = "pass the path of a recorded cassette, or - for stdin";
+
+/** A usage error (exit 2) unless each file argument other than `-` can be read. */
+export function requireCassettes(cmd: Command, files: readonly string[]): void {
+  for (const file of files) if (file !== STDIN) requireReadable(cmd, file, "cassette", CASSETTE_HINT);
+}
+
 /** The name a cassette read from stdin goes by in messages. */
 export const STDIN_LABEL = "(stdin)";
 
 const pipeHint = (verb: string): string => `Pipe a cassette in, e.g. git show HEAD:run.json | blackbox ${verb} -`;
 
 async function readStdin(verb: string): Promise<string> {
-  if (process.stdin.isTTY) throw new TraceLoadError(`- reads the cassette from stdin, but stdin is a terminal. ${pipeHint(verb)}`);
+  if (process.stdin.isTTY)
+    throw new TraceLoadError(`- reads the cassette from stdin, but stdin is a terminal. ${pipeHint(verb)}`);
   const chunks: Buffer[] = [];
   let total = 0;
+  const limit = maxCassetteBytes();
   for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
     total += chunk.length;
-    if (total > MAX_CASSETTE_BYTES) throw tooLarge(STDIN_LABEL, total);
+    if (total > limit) throw tooLarge(STDIN_LABEL, total);
     chunks.push(chunk);
   }
   const text = decodeCassette(Buffer.concat(chunks), STDIN_LABEL);
-  if (text.trim() === "") throw new TraceLoadError(`cassette ${STDIN_LABEL} is not valid JSON (it is empty). ${pipeHint(verb)}`);
+  if (text.trim() === "")
+    throw new TraceLoadError(`cassette ${STDIN_LABEL} is not valid JSON (it is empty). ${pipeHint(verb)}`);
   return text;
 }
 

@@ -26,7 +26,13 @@ function readStat(pid: number | "self"): Stat | undefined {
   const close = text.lastIndexOf(")");
   if (close < 0) return undefined;
   const rest = text.slice(close + 2).split(" "); // state ppid pgrp session tty_nr tpgid ...
-  return { pid: Number(text.slice(0, text.indexOf(" "))), ppid: Number(rest[1]), pgrp: Number(rest[2]), ttyNr: Number(rest[4]), tpgid: Number(rest[5]) };
+  return {
+    pid: Number(text.slice(0, text.indexOf(" "))),
+    ppid: Number(rest[1]),
+    pgrp: Number(rest[2]),
+    ttyNr: Number(rest[4]),
+    tpgid: Number(rest[5]),
+  };
 }
 
 /** Every live descendant of `root` (not `root` itself), parents before children; [] without /proc. */

@@ -1,35 +1,87 @@
-/** `blackbox replay <cassette> [--match strict|sequence] [-- <command...>]` */
-import { existsSync } from "node:fs";
+/** `blackbox replay <cassette> [--match strict|sequence] [--config f] [--json] [-- <command...>]` */
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { replayBuiltin } from "./builtin.js";
-import { CliExit, missingCassette } from "./exit.js";
-import { consoleIo } from "./hookedRun.js";
-import { runUnderHook } from "./hookedRun.js";
+import { loadTrace } from "../store/index.js";
+import { replayBuiltin, type BuiltinFindings } from "./builtin.js";
+import { consoleIo, runUnderHook, strictToolsVar } from "./hookedRun.js";
+import { endRun, JSON_HELP } from "./runJson.js";
+import type { ReplayJson } from "./schemas.js";
+import { runSummary } from "./summary.js";
+import { CONFIG_HELP, configPath, requireCassette, usageError } from "./usage.js";
+
+interface ReplayOptions {
+  match: "strict" | "sequence";
+  config?: string;
+  json?: boolean;
+}
 
 export function register(program: Command): void {
   program
     .command("replay")
-    .description("run a command offline against a cassette (or, without one, the built-in demo agent); non-zero when the run diverged")
+    .description(
+      "run a command offline against a cassette (or, without one, the built-in demo agent); exit 1 when the run diverged",
+    )
     .argument("<cassette>", "cassette to replay")
     .argument("[command...]", "the command to run, after --")
-    .addOption(new Option("--match <mode>", "how requests are matched").choices(["strict", "sequence"]).default("strict"))
-    .action(async (cassette: string, command: string[], opts: { match: "strict" | "sequence" }, cmd: Command) => {
+    .addOption(
+      new Option("--match <mode>", "how requests are matched").choices(["strict", "sequence"]).default("strict"),
+    )
+    .option("--config <file>", CONFIG_HELP)
+    .option("--strict-tools", "refuse a cassette whose tools ran outside Blackbox's view (BLACKBOX_STRICT_TOOLS=1)")
+    .option("--json", JSON_HELP)
+    .action(async (cassette: string, command: string[], opts: ReplayOptions, cmd: Command) => {
       const file = resolve(cassette);
-      if (!existsSync(file)) cmd.error(missingCassette(file, cassette, process.argv, "replay"), { exitCode: 2 });
+      requireCassette(cmd, file, cassette, "replay");
+      const recording = runSummary(await loadTrace(file)); // not a cassette: exit 2 (main.ts)
       if (command.length === 0) {
-        if (cmd.getOptionValueSource("match") === "cli") {
-          cmd.error("error: --match applies when replaying a command (after --); without one, the built-in demo agent is replayed from the cassette alone. Drop --match, or add -- <command>", { exitCode: 2 });
+        for (const [name, flag] of [
+          ["match", "--match"],
+          ["config", "--config"],
+        ] as const) {
+          if (cmd.getOptionValueSource(name) === "cli")
+            usageError(
+              cmd,
+              `error: ${flag} applies when replaying a command (after --); without one, the built-in demo agent is replayed from the cassette alone. Drop ${flag}, or add -- <command>`,
+            );
         }
-        const code = await replayBuiltin(file, consoleIo());
-        if (code !== 0) throw new CliExit(code);
+        const found: BuiltinFindings = {};
+        const code = await replayBuiltin(file, consoleIo(opts.json), found);
+        const json: ReplayJson = {
+          ok: code === 0,
+          command: null,
+          exitCode: null,
+          error: found.error ?? null,
+          cassette: file,
+          run: recording,
+          divergence: found.divergence ?? null,
+        };
+        endRun(opts.json && code !== 2, json, code); // 2: a usage error (what to type instead), no result
         return;
       }
-      await runUnderHook({
+      const config = configPath(cmd, opts.config);
+      const r = await runUnderHook({
         command,
         reads: file,
         placeholderKeys: true,
-        vars: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: file, BLACKBOX_MATCH: opts.match },
+        stdoutToStderr: opts.json,
+        strictTools: strictToolsVar(cmd).BLACKBOX_STRICT_TOOLS === "1",
+        vars: {
+          BLACKBOX_MODE: "replay",
+          BLACKBOX_CASSETTE: file,
+          BLACKBOX_MATCH: opts.match,
+          BLACKBOX_CONFIG: config,
+          ...strictToolsVar(cmd),
+        },
       });
+      const json: ReplayJson = {
+        ok: r.exitCode === 0,
+        command,
+        exitCode: r.childCode,
+        error: r.error,
+        cassette: file,
+        run: recording,
+        divergence: r.divergence,
+      };
+      endRun(opts.json, json, r.exitCode);
     });
 }

@@ -11,11 +11,11 @@
  * of the foreground group from the kernel, so SIGINT is not sent a second time to the
  * descendants in that group (the direct child gets it as before).
  */
-import { spawn } from "node:child_process";
+import { spawn, type StdioOptions } from "node:child_process";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
 import { descendants, foregroundGroup, groupOf } from "./processTree.js";
-import { setPlaceholderKeys } from "../edges/env.js";
+import { setPlaceholderKeys } from "../config/env.js";
 
 /** Absolute path of the package's register.mjs (dist/cli -> package root). */
 export const REGISTER_PATH = fileURLToPath(new URL("../../register.mjs", import.meta.url));
@@ -48,6 +48,14 @@ export interface HookedOptions {
    * tree, and the run ends only when it is gone (it writes the cassette at its exit).
    */
   holder?: () => number | undefined;
+  /** The command's stdout goes to this process's stderr (under --json, where stdout is the JSON alone). */
+  stdoutToStderr?: boolean;
+}
+
+/** The command's exit code, and whether it started at all (not: 127, command not found; 126, not executable). */
+export interface HookedExit {
+  code: number;
+  started: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -75,11 +83,15 @@ function signalTree(childPid: number | undefined, signal: NodeJS.Signals, holder
   }
 }
 
-/** Spawn the command and resolve to its exit code. A command that cannot start is 127 with a message. */
-export function runHooked(command: string[], env: NodeJS.ProcessEnv, options: HookedOptions = {}): Promise<number> {
+/**
+ * Spawn the command and resolve to its exit code. A command that cannot start is one line
+ * and 127 (not found) or 126 (found, not executable), as a shell says it.
+ */
+export function runHooked(command: string[], env: NodeJS.ProcessEnv, options: HookedOptions = {}): Promise<HookedExit> {
   return new Promise((resolve) => {
     const [file, ...args] = command;
-    const child = spawn(file!, args, { stdio: "inherit", env });
+    const stdio: StdioOptions = options.stdoutToStderr ? ["inherit", 2, "inherit"] : "inherit";
+    const child = spawn(file!, args, { stdio, env });
     let exited = false;
     const forward = (signal: NodeJS.Signals) => () => {
       const holder = options.holder?.();
@@ -89,16 +101,18 @@ export function runHooked(command: string[], env: NodeJS.ProcessEnv, options: Ho
     const handlers = FORWARDED.map((signal) => [signal, forward(signal)] as const);
     for (const [signal, handler] of handlers) process.on(signal, handler);
     let settled = false;
-    const done = (code: number) => {
+    const done = (code: number, started = true) => {
       if (settled) return;
       settled = true;
       for (const [signal, handler] of handlers) process.off(signal, handler);
-      resolve(code);
+      resolve({ code, started });
     };
     child.on("error", (err: NodeJS.ErrnoException) => {
-      const why = err.code === "ENOENT" ? "command not found" : err.message;
+      if (child.pid !== undefined) return; // it started: its exit is what counts
+      const why =
+        err.code === "ENOENT" ? "command not found" : err.code === "EACCES" ? "permission denied" : err.message;
       process.stderr.write(`blackbox: cannot run "${command.join(" ")}" (${why}); check the command after --\n`);
-      done(127);
+      done(err.code === "EACCES" ? 126 : 127, false);
     });
     child.on("exit", (code, signal) => {
       exited = true;

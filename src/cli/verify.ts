@@ -1,12 +1,15 @@
 /** `blackbox verify <cassette...> [--json]`: hash chain, schema, provider neutrality. */
 import type { Command } from "commander";
-import { isBlackboxError } from "../errors.js";
+import { loadConfig } from "../config/index.js";
+import { CassetteLimitError, isBlackboxError } from "../errors.js";
+import { redactedSummary, redactTrace, type RedactRules } from "../redact/index.js";
+import type { Trace } from "../trace/types.js";
 import { parseTraceJson } from "../trace/parse.js";
 import { printable } from "../trace/printable.js";
 import { shareRecordedHistory } from "../trace/share.js";
 import { verifyTrace, type VerifyProblem } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
-import { cassetteLabel, checkOneStdin, readCliCassetteText } from "./input.js";
+import { cassetteLabel, checkOneStdin, readCliCassetteText, requireCassettes } from "./input.js";
 import { makeStyle } from "./style.js";
 
 export interface FileVerdict {
@@ -17,18 +20,34 @@ export interface FileVerdict {
   problems: VerifyProblem[];
 }
 
-export async function verifyFile(file: string): Promise<FileVerdict> {
+export async function verifyFile(file: string, redact?: RedactRules): Promise<FileVerdict> {
   let value: unknown;
   try {
     value = parseTraceJson(await readCliCassetteText(file, "verify"), cassetteLabel(file));
   } catch (error) {
-    if (!isBlackboxError(error)) throw error;
-    return { file, ok: false, steps: null, problems: [{ stepIndex: null, path: "(file)", message: (error as Error).message }] };
+    if (!isBlackboxError(error) || error instanceof CassetteLimitError) throw error; // a limit: exit 2, as bad input
+    return {
+      file,
+      ok: false,
+      steps: null,
+      problems: [{ stepIndex: null, path: "(file)", message: (error as Error).message }],
+    };
   }
   const steps = (value as { steps?: unknown })?.steps;
   // each repeat of the recorded history checked once (src/trace/share.ts): the same problems, in less time
   const result = verifyTrace(value, Array.isArray(steps) ? shareRecordedHistory(steps) : undefined);
-  return { file, ok: result.ok, steps: Array.isArray(steps) ? steps.length : null, problems: result.problems };
+  const problems = [...result.problems];
+  // --strict: a value the current redaction rules would have kept out of the cassette is a problem too
+  if (redact && result.ok) {
+    const { changed, counts } = redactTrace(value as Trace, redact, process.env);
+    if (changed.length > 0)
+      problems.push({
+        stepIndex: changed[0]!,
+        path: "(redaction)",
+        message: `the redaction rules would change step${changed.length === 1 ? "" : "s"} ${changed.join(", ")}: ${redactedSummary(counts)}. Run blackbox redact ${file} to rewrite it`,
+      });
+  }
+  return { file, ok: problems.length === 0, steps: Array.isArray(steps) ? steps.length : null, problems };
 }
 
 export function register(program: Command): void {
@@ -37,10 +56,17 @@ export function register(program: Command): void {
     .description("check cassettes: version, schema, hash chain and provider neutrality (exit 1 when any fails)")
     .argument("<cassette...>", "cassette files to check")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
-    .action(async (files: string[], opts: { json?: boolean }, cmd: Command) => {
+    .option(
+      "--strict",
+      "also fail a cassette holding values the redaction rules (blackbox.config.* redact) would replace",
+    )
+    .option("--config <file>", "with --strict: the config whose redact rules apply (default: blackbox.config.* here)")
+    .action(async (files: string[], opts: { json?: boolean; strict?: boolean; config?: string }, cmd: Command) => {
       checkOneStdin(files, cmd);
+      requireCassettes(cmd, files); // unreadable: a usage error (2); not a valid cassette: the verdict (1)
       const verdicts: FileVerdict[] = [];
-      for (const file of files) verdicts.push(await verifyFile(file));
+      const rules = opts.strict ? await strictRules(opts.config) : undefined;
+      for (const file of files) verdicts.push(await verifyFile(file, rules));
       const ok = verdicts.every((v) => v.ok);
       if (opts.json) {
         outJson({ ok, results: verdicts });
@@ -60,4 +86,10 @@ export function register(program: Command): void {
       }
       if (!ok) throw new CliExit(1);
     });
+}
+
+/** The rules `--strict` holds cassettes to: the config's redact rules (the defaults where it has none). */
+async function strictRules(config: string | undefined): Promise<RedactRules> {
+  const loaded = await loadConfig(process.cwd(), config ?? process.env.BLACKBOX_CONFIG);
+  return loaded.redact === false || loaded.redact === undefined ? {} : loaded.redact;
 }

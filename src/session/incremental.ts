@@ -5,9 +5,9 @@
  * ModelInput, same call-N ids, same divergence), and anything unexpected falls back to it.
  *
  * Parsing. After a full parse, the body text is checked to be the JSON.stringify form the
- * SDKs send with `messages` as its last member: it starts with the other members exactly
- * as JSON.stringify writes them, then the messages array as JSON.stringify writes it,
- * then `}`. The array's closing `]` is then a known offset `cut`. A next body that starts
+ * SDKs send with `messages` (the Responses API's `input`: the definition's `member`) as its
+ * last member: it starts with the other members exactly as JSON.stringify writes them, then
+ * the messages array as JSON.stringify writes it, then `}`. The array's closing `]` is then a known offset `cut`. A next body that starts
  * with the same `cut` characters and goes on with `,` + elements + `]` + `}` is this
  * request plus those elements (every other field is in the shared prefix, byte for byte),
  * so only `[elements]` is JSON.parse'd and converted (RequestState, the adapters'
@@ -20,26 +20,22 @@
  * share pass already found it, src/trace/share.ts extendsShared).
  */
 import { BlackboxUnsupportedError } from "../errors.js";
-import { anthropicMoreMessages, anthropicRequestState } from "../providers/anthropicRequest.js";
-import { compareMessages, compareModelInput, sameJson, type InputDifference } from "../providers/compare.js";
-import { isObj, type Obj } from "../providers/wire.js";
-import type { ToolCallIds } from "../providers/ids.js";
-import { openAIMoreMessages, openAIRequestState } from "../providers/openaiRequest.js";
+import { compareMessages, compareModelInput, sameJson, type InputDifference } from "../providers/shared/compare.js";
+import { isObj, type Obj } from "../providers/shared/wire.js";
+import type { ToolCallIds } from "../providers/shared/ids.js";
+import { providers } from "../providers/index.js";
 import type { ParsedModelRequest, ProviderName, RequestState } from "../providers/types.js";
 import { extendsShared } from "../trace/share.js";
 import type { ModelInput } from "../trace/types.js";
-
-const PARSERS = {
-  anthropic: { full: anthropicRequestState, more: anthropicMoreMessages },
-  openai: { full: openAIRequestState, more: openAIMoreMessages },
-} satisfies Record<ProviderName, unknown>;
 
 /** The request body as JSON, or the refusal every door gives for a body that is not. */
 export function parseRequestBody(text: string | undefined): unknown {
   try {
     return JSON.parse(text ?? "");
   } catch {
-    throw new BlackboxUnsupportedError("the model request body is not JSON; Blackbox records JSON requests from the official SDKs");
+    throw new BlackboxUnsupportedError(
+      "the model request body is not JSON; Blackbox records JSON requests from the official SDKs",
+    );
   }
 }
 
@@ -52,6 +48,8 @@ interface Last {
   remaps: number;
   /** The request it stood for, when `expand` made one (a thread's turn): what the next such request may extend. */
   expanded?: Obj;
+  /** The body itself, when the chain store sees every request (expandsEvery): a text-extended next body is it plus more. */
+  raw?: Obj;
 }
 
 const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -67,15 +65,15 @@ function closingBracket(text: string): number {
 }
 
 /** The prefix of a fully parsed body that later bodies may extend (see the header), or undefined. */
-function extendablePrefix(text: string, body: unknown): string | undefined {
+function extendablePrefix(text: string, body: unknown, member: string): string | undefined {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
-  const messages = (body as { messages?: unknown }).messages;
+  const messages = (body as Obj)[member];
   if (!Array.isArray(messages) || messages.length === 0) return undefined;
   const keys = Object.keys(body);
-  if (keys[keys.length - 1] !== "messages") return undefined;
+  if (keys[keys.length - 1] !== member) return undefined;
   const cut = closingBracket(text);
   if (cut < 0) return undefined;
-  const head = JSON.stringify({ ...body, messages: [] }); // `{...,"messages":[]}`
+  const head = JSON.stringify({ ...body, [member]: [] }); // `{...,"messages":[]}`
   const open = head.length - 3; // its `[`
   if (text.slice(0, open) !== head.slice(0, open)) return undefined;
   if (text.slice(open, cut + 1) !== JSON.stringify(messages)) return undefined;
@@ -94,51 +92,79 @@ export class IncrementalRequests {
   /**
    * What adapter.parseRequest(expand(JSON.parse(text)), ids) gives, parsing only new messages
    * when it can. `expand` sees every body the full path parses; a body the incremental path
-   * takes is the previous one plus messages, so it has no member `expand` could act on.
+   * takes is the previous one plus messages, so it has no member `expand` could act on, but
+   * for items it may replace (the Responses API's item references: then the full path takes
+   * it): a chain store that remembers every reply (expandsEvery) sees it all the same.
    */
-  parse(provider: ProviderName, text: string | undefined, ids: ToolCallIds, expand?: (provider: ProviderName, body: unknown) => unknown): ParsedModelRequest {
+  parse(
+    provider: ProviderName,
+    text: string | undefined,
+    ids: ToolCallIds,
+    expand?: (provider: ProviderName, body: unknown) => unknown,
+  ): ParsedModelRequest {
     const last = this.last;
     this.last = undefined;
     this.delta = undefined;
-    if (last && last.provider === provider && last.prefix !== undefined && last.remaps === ids.remaps && text !== undefined) {
-      const next = this.extend(last, last.prefix, text, ids);
+    const parser = providers[provider].incremental;
+    const member = parser.member ?? "messages";
+    const everyBody = parser.expandsEvery ? expand : undefined;
+    if (
+      last &&
+      last.provider === provider &&
+      last.prefix !== undefined &&
+      last.remaps === ids.remaps &&
+      text !== undefined
+    ) {
+      const next = this.extend(last, last.prefix, text, ids, member, everyBody);
       if (next) return next;
     }
     const raw = parseRequestBody(text);
     // a request that stands for another (an Anthropic message thread's turn) is extended as objects, not as text
     const body = expand ? expand(provider, raw) : raw;
     if (body !== raw && last && isObj(body)) {
-      const next = this.extendExpanded(provider, last, body, ids);
+      const next = this.extendExpanded(provider, last, body, ids, member);
       if (next) return next;
     }
-    const state = PARSERS[provider].full(body, ids);
+    const state = parser.full(body, ids);
     this.stats.fullParses++;
     this.last =
       body === raw
-        ? { provider, state, prefix: extendablePrefix(text!, raw), remaps: ids.remaps }
+        ? {
+            provider,
+            state,
+            prefix: extendablePrefix(text!, raw, member),
+            remaps: ids.remaps,
+            raw: everyBody && isObj(raw) ? raw : undefined,
+          }
         : { provider, state, prefix: undefined, remaps: ids.remaps, expanded: isObj(body) ? body : undefined };
     return state.parsed;
   }
 
   /**
-   * A request that stands for another, made by `expand` (src/providers/anthropicThreads.ts),
+   * A request that stands for another, made by `expand` (src/providers/anthropic/threads.ts),
    * whose messages are the last one's, the very objects, then more, with every other member
    * equal: only the new messages are converted. A thread's turn is made of the replies it
    * continues, so its history is the last request's wire messages as they were parsed.
    */
-  private extendExpanded(provider: ProviderName, last: Last, body: Obj, ids: ToolCallIds): ParsedModelRequest | undefined {
+  private extendExpanded(
+    provider: ProviderName,
+    last: Last,
+    body: Obj,
+    ids: ToolCallIds,
+    member: string,
+  ): ParsedModelRequest | undefined {
     const prev = last.expanded;
     if (!prev || last.provider !== provider || last.remaps !== ids.remaps) return undefined;
-    const messages = body.messages;
+    const messages = body[member];
     const had = last.state.wire;
     if (!Array.isArray(messages) || messages.length < had.length) return undefined;
     for (let i = 0; i < had.length; i++) if (messages[i] !== had[i]) return undefined;
     for (const key of new Set([...Object.keys(prev), ...Object.keys(body)])) {
-      if (key !== "messages" && !sameJson(prev[key], body[key])) return undefined;
+      if (key !== member && !sameJson(prev[key], body[key])) return undefined;
     }
     let state: RequestState | undefined;
     try {
-      state = PARSERS[provider].more(last.state, messages.slice(had.length), ids);
+      state = providers[provider].incremental.more(last.state, messages.slice(had.length), ids);
     } catch {
       return undefined; // the full parse says what is wrong (and throws the same refusal)
     }
@@ -149,27 +175,55 @@ export class IncrementalRequests {
     return state.parsed;
   }
 
-  private extend(last: Last, prefix: string, text: string, ids: ToolCallIds): ParsedModelRequest | undefined {
+  /**
+   * `text` as the last body plus elements of its `member`, converting only those; `expand`: the chain store
+   * sees the body (built from the last one), and a body it replaces items of goes the full way.
+   */
+  private extend(
+    last: Last,
+    prefix: string,
+    text: string,
+    ids: ToolCallIds,
+    member: string,
+    expand: ((provider: ProviderName, body: unknown) => unknown) | undefined,
+  ): ParsedModelRequest | undefined {
     const cut = prefix.length;
     if (text.length <= cut || text.slice(0, cut) !== prefix) return undefined;
     const end = closingBracket(text);
     if (end < cut || (end > cut && text.charCodeAt(cut) !== 0x2c)) return undefined;
+    let more: unknown[];
+    try {
+      more = end === cut ? [] : (JSON.parse(`[${text.slice(cut + 1, end)}]`) as unknown[]);
+    } catch {
+      return undefined; // the full parse says what is wrong
+    }
+    // `,]` is not JSON: the full parse refuses it
+    if (end > cut && more.length === 0) return undefined;
+    let raw: Obj | undefined;
+    if (expand) {
+      const had = last.raw?.[member];
+      if (!Array.isArray(had)) return undefined;
+      // what JSON.parse(text) would give: the shared prefix is the last body's, byte for byte
+      raw = { ...last.raw, [member]: had.concat(more) };
+      if (expand(last.provider, raw) !== raw) return undefined; // it stands for another request: the full path
+    }
     let state: RequestState | undefined;
     try {
-      const more: unknown = end === cut ? [] : JSON.parse(`[${text.slice(cut + 1, end)}]`);
-      if (end > cut && (more as unknown[]).length === 0) return undefined; // `,]` is not JSON: the full parse refuses it
-      state = PARSERS[last.provider].more(last.state, more as unknown[], ids);
+      state = providers[last.provider].incremental.more(last.state, more, ids);
     } catch {
       return undefined; // the full parse says what is wrong (and throws the same refusal)
     }
     if (!state) return undefined;
     this.stats.incrementalParses++;
-    this.last = { provider: last.provider, state, prefix: text.slice(0, end), remaps: ids.remaps };
+    this.last = { provider: last.provider, state, prefix: text.slice(0, end), remaps: ids.remaps, raw };
     this.delta = { base: last.state.parsed.input, from: last.state.parsed.input.messages.length };
     return state.parsed;
   }
 
-  /** compareModelInput(recorded, actual) for the request parse() just returned, comparing only its new messages when it can. */
+  /**
+   * compareModelInput(recorded, actual) for the request parse() just returned, comparing only its new
+   * messages when it can.
+   */
   compare(recorded: ModelInput, actual: ModelInput): InputDifference | undefined {
     const from = this.comparableFrom(recorded, actual);
     let d: InputDifference | undefined;
@@ -186,7 +240,8 @@ export class IncrementalRequests {
 
   private comparableFrom(recorded: ModelInput, actual: ModelInput): number | undefined {
     const { delta, matched } = this;
-    if (!delta || !matched || matched.actual !== delta.base || this.last?.state.parsed.input !== actual) return undefined;
+    if (!delta || !matched || matched.actual !== delta.base || this.last?.state.parsed.input !== actual)
+      return undefined;
     return extendsInput(matched.recorded, recorded) ? delta.from : undefined;
   }
 }

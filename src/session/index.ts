@@ -1,11 +1,4 @@
-// The session with its cassette loader and writer provided up front (src/session/lazy.ts):
-// what the library and replay/fork use. The register hook's record mode imports
-// session.js alone and loads the writer at the first call.
-import { provideSessionModules } from "./lazy.js";
-import { loadVerifiedTraceSync } from "./loadVerified.js";
-import { writeCassetteSync } from "./write.js";
-
-provideSessionModules({ loadTraceSync: loadVerifiedTraceSync, writeCassetteSync });
-
-export { createSession, SessionImpl } from "./session.js";
+// The session: one engine and its modes. Its side effects come in as ports; src/blackbox.ts
+// (the library) and src/register.ts (the hook) provide them.
+export { SessionEngine } from "./engine.js";
 export type * from "./types.js";

@@ -52,8 +52,10 @@ function withoutToolRunContext(args: readonly unknown[]): readonly unknown[] {
   const use = (last as { toolUse?: unknown }).toolUse;
   const isContext =
     keys.every((k) => RUN_CONTEXT_KEYS.has(k)) &&
-    use !== null && typeof use === "object" &&
-    typeof (use as { id?: unknown }).id === "string" && typeof (use as { name?: unknown }).name === "string";
+    use !== null &&
+    typeof use === "object" &&
+    typeof (use as { id?: unknown }).id === "string" &&
+    typeof (use as { name?: unknown }).name === "string";
   return isContext ? args.slice(0, -1) : args;
 }
 
@@ -61,7 +63,11 @@ function withoutToolRunContext(args: readonly unknown[]): readonly unknown[] {
 function isOpenAIRunner(value: unknown): boolean {
   if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) === Object.prototype) return false;
   const runner = value as { finalChatCompletion?: unknown; finalContent?: unknown; allChatCompletions?: unknown };
-  return typeof runner.finalChatCompletion === "function" && typeof runner.finalContent === "function" && typeof runner.allChatCompletions === "function";
+  return (
+    typeof runner.finalChatCompletion === "function" &&
+    typeof runner.finalContent === "function" &&
+    typeof runner.allChatCompletions === "function"
+  );
 }
 
 export function jsonEqual(a: JsonValue, b: JsonValue): boolean {

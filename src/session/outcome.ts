@@ -14,7 +14,11 @@ export function outcomeOf(options: FinishOptions | undefined, lastOutput: ModelO
   }
   const result: JsonValue =
     options && options.result !== undefined
-      ? toJsonValue(options.result, "the result passed to finish()", "pass plain data (objects, arrays, strings, numbers) as the result. The session is still open: call finish() again")
+      ? toJsonValue(
+          options.result,
+          "the result passed to finish()",
+          "pass plain data (objects, arrays, strings, numbers) as the result. The session is still open: call finish() again",
+        )
       : (textOf(lastOutput as unknown as JsonValue) ?? null);
   return { event: "run_completed", status: "success", result };
 }

@@ -1,5 +1,5 @@
-import { adapters, DEFAULT_ORIGINS } from "../providers/index.js";
-import type { ProviderName } from "../providers/types.js";
+import { PROVIDER_NAMES, providers, serviceOf } from "../providers/index.js";
+import type { ProviderName, ServiceName } from "../providers/types.js";
 
 /** A host name as compared: lower case, an IPv6 address without its brackets. */
 const bare = (hostname: string): string => hostname.replace(/^\[|\]$/g, "").toLowerCase();
@@ -15,12 +15,16 @@ function normalized(base: string): string | undefined {
 
 /**
  * Which provider a URL belongs to: the default origins, ANTHROPIC_BASE_URL /
- * OPENAI_BASE_URL, and the config's `providers`.
+ * OPENAI_BASE_URL, and the config's `providers`. OpenAI's chat completions and Responses
+ * API share every base URL (baseUrlsOf): the path says which it is.
  */
 export class ProviderRoutes {
   private readonly origins: Array<{ prefix: string; provider: ProviderName }> = [];
 
-  constructor(extra: { anthropic?: string[]; openai?: string[] } | undefined, env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    extra: Partial<Record<ServiceName, string[]>> | undefined,
+    env: Readonly<Record<string, string | undefined>>,
+  ) {
     const add = (provider: ProviderName, base: string | undefined): void => {
       if (!base) return;
       const prefix = base.replace(/\/+$/, "");
@@ -30,10 +34,10 @@ export class ProviderRoutes {
       const written = normalized(prefix);
       if (written !== undefined && written !== prefix) this.origins.push({ provider, prefix: written });
     };
-    for (const p of ["anthropic", "openai"] as const) {
-      add(p, DEFAULT_ORIGINS[p]);
-      add(p, env[p === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL"]);
-      for (const o of extra?.[p] ?? []) add(p, o);
+    for (const p of PROVIDER_NAMES) {
+      add(p, providers[p].defaultOrigin);
+      add(p, env[providers[p].baseUrlEnv]);
+      for (const o of extra?.[serviceOf(p)] ?? []) add(p, o);
     }
     this.origins.sort((a, b) => b.prefix.length - a.prefix.length);
   }
@@ -71,17 +75,33 @@ export class ProviderRoutes {
 
   /** The origins of the provider base URLs on `hostname` (for a request that names no port: no Host header). */
   originsOn(hostname: string): string[] {
-    return [...new Set(this.parsedHosts().filter((h) => h.hostname === bare(hostname)).map((h) => h.origin))];
+    return [
+      ...new Set(
+        this.parsedHosts()
+          .filter((h) => h.hostname === bare(hostname))
+          .map((h) => h.origin),
+      ),
+    ];
   }
 
+  /** URLs routed by path (several base URLs matched), as routed: an SDK sends to the same few URLs every call. */
+  private readonly byPath = new Map<string, ProviderName>();
+
   route(url: string): ProviderName | undefined {
+    const known = this.byPath.get(url);
+    if (known !== undefined) return known;
     const under = (prefix: string) => url === prefix || url.startsWith(prefix + "/") || url.startsWith(prefix + "?");
     const matching = this.origins.filter((o) => under(o.prefix));
     if (matching.length <= 1) return matching[0]?.provider; // the loop below would give the same, after parsing the URL
     // Two providers may share one origin (ANTHROPIC_BASE_URL=http://h and
-    // OPENAI_BASE_URL=http://h/v1): the one whose model endpoint this is wins,
-    // else the longest base URL.
+    // OPENAI_BASE_URL=http://h/v1), or every base URL (chat completions and the Responses
+    // API): the one whose model endpoint this is wins, else the longest base URL.
     const parsed = new URL(url);
-    return matching.find((o) => adapters[o.provider].classify("POST", parsed) !== "other")?.provider ?? matching[0]!.provider;
+    const provider =
+      matching.find((o) => providers[o.provider].classify("POST", parsed) !== "other")?.provider ??
+      matching[0]!.provider;
+    if (this.byPath.size >= 64) this.byPath.clear(); // a few model URLs; anything else (ids in paths) may churn
+    this.byPath.set(url, provider);
+    return provider;
   }
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { ForkError } from "../errors.js";
 import type { JsonValue, ModelOutput, ToolCall, ToolCallsOutput } from "../trace/types.js";
 
@@ -41,7 +40,8 @@ function entryOf(o: unknown, i: number): ScriptedOutput {
   }
   if (o.type === "tool_call") return { type: "tool_calls", calls: [callOf(o, i, "the tool_call")] };
   if (o.type === "tool_calls") {
-    if (!Array.isArray(o.calls) || o.calls.length === 0) throw bad(i, "a tool_calls output needs a non-empty calls list");
+    if (!Array.isArray(o.calls) || o.calls.length === 0)
+      throw bad(i, "a tool_calls output needs a non-empty calls list");
     if (o.text !== undefined && typeof o.text !== "string") throw bad(i, "text must be a string");
     const calls = o.calls.map((c, k) => callOf(c, i, `calls[${k}]`));
     return { type: "tool_calls", calls, ...(typeof o.text === "string" ? { text: o.text } : {}), ...stopOf(o, i) };
@@ -50,19 +50,26 @@ function entryOf(o: unknown, i: number): ScriptedOutput {
 }
 
 /** The fork script: a list of model outputs, or the path of a JSON file holding one. */
-export function loadScript(script: ModelOutput[] | string | undefined): ScriptedOutput[] {
+export function loadScript(
+  script: ModelOutput[] | string | undefined,
+  readText: (path: string) => string,
+): ScriptedOutput[] {
   let list: unknown = script;
   if (typeof script === "string") {
     let text: string;
     try {
-      text = readFileSync(script, "utf8");
+      text = readText(script);
     } catch (err) {
-      throw new ForkError(`cannot read the fork script ${script}: ${(err as Error).message}. Pass the path of a JSON list of model outputs (${SHAPES}).`);
+      throw new ForkError(
+        `cannot read the fork script ${script}: ${(err as Error).message}. Pass the path of a JSON list of model outputs (${SHAPES}).`,
+      );
     }
     try {
       list = JSON.parse(text);
     } catch (err) {
-      throw new ForkError(`the fork script ${script} is not valid JSON (${(err as Error).message}); it must be a JSON list of model outputs (${SHAPES}).`);
+      throw new ForkError(
+        `the fork script ${script} is not valid JSON (${(err as Error).message}); it must be a JSON list of model outputs (${SHAPES}).`,
+      );
     }
   }
   if (!Array.isArray(list)) throw new ForkError(`the fork script must be a JSON list of model outputs; ${SHAPES}`);

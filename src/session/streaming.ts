@@ -1,6 +1,6 @@
 import { BlackboxUnsupportedError } from "../errors.js";
-import type { ToolCallIds } from "../providers/ids.js";
-import { STREAM_CONTENT_TYPE, streamAdapters } from "../providers/stream.js";
+import type { ToolCallIds } from "../providers/shared/ids.js";
+import { providers, serviceOf, STREAM_CONTENT_TYPE } from "../providers/index.js";
 import type { ParsedModelRequest, ProviderName } from "../providers/types.js";
 import type { ModelOutput } from "../trace/types.js";
 import type { HttpResponseLike } from "./types.js";
@@ -16,8 +16,14 @@ export async function readBody(body: HttpResponseLike["body"]): Promise<string> 
 }
 
 function chunksOf(body: HttpResponseLike["body"]): AsyncIterable<Uint8Array> {
-  if (typeof body === "string") return (async function* () { yield new TextEncoder().encode(body); })();
-  if (body instanceof Uint8Array) return (async function* () { yield body; })();
+  if (typeof body === "string")
+    return (async function* () {
+      yield new TextEncoder().encode(body);
+    })();
+  if (body instanceof Uint8Array)
+    return (async function* () {
+      yield body;
+    })();
   return body;
 }
 
@@ -47,9 +53,12 @@ export function streamLive(
   refuse: (error: BlackboxUnsupportedError) => void,
   signal?: AbortSignal,
 ): LiveStream {
-  const assembler = streamAdapters[provider].createAssembler(ids);
+  const assembler = providers[provider].stream.createAssembler(ids);
   const source = chunksOf(upstream.body);
   let settled = false;
+  /** Bytes of the reply read so far, and where the assembler first found it wrong: named in a refusal. */
+  let read = 0;
+  let wrongAt: string | undefined;
   function fail(error: BlackboxUnsupportedError): void {
     if (settled) return;
     settled = true;
@@ -63,7 +72,8 @@ export function streamLive(
     try {
       output = assembler.finish(stoppedAfterFinalEvent);
     } catch (err) {
-      refuse(err instanceof BlackboxUnsupportedError ? err : new BlackboxUnsupportedError((err as Error).message));
+      const message = (err as Error).message + (wrongAt ? ` It went wrong in ${wrongAt} of the reply.` : "");
+      refuse(new BlackboxUnsupportedError(message));
       return;
     }
     record(output, assembler.reply());
@@ -74,6 +84,8 @@ export function streamLive(
     try {
       for await (const chunk of source) {
         assembler.push(chunk);
+        read += chunk.byteLength;
+        if (wrongAt === undefined && assembler.failed()) wrongAt = `bytes ${read - chunk.byteLength}-${read}`;
         yield chunk;
       }
       completed = true;
@@ -86,7 +98,7 @@ export function streamLive(
       broke = true;
       fail(
         new BlackboxUnsupportedError(
-          `the provider's stream broke before it ended (${(err as Error).message}); a partial reply cannot be replayed, so this model call was not recorded. Record the run again.`,
+          `the provider's stream broke before it ended (${providerLabel(provider)}: ${(err as Error).message}, after byte ${read} of the reply); a partial reply cannot be replayed, so this model call was not recorded. Record the run again.`,
         ),
       );
       throw err;
@@ -122,15 +134,21 @@ export function streamLive(
   };
 }
 
+/** The provider as its messages name it. */
+export function providerLabel(provider: ProviderName): string {
+  const service = serviceOf(provider); // the Responses API is OpenAI's
+  return service === "openai" ? "OpenAI" : service === "anthropic" ? "Anthropic" : service;
+}
+
 /**
  * A served reply's headers: its content type, and the request id under the one header its
  * provider answers with, which its SDK reads (Anthropic's `_request_id` from `request-id`,
  * OpenAI's from `x-request-id`): Blackbox's `bbx_req-<seq>`.
  */
 export function servedHeaders(provider: ProviderName, contentType: string, seq: number): Record<string, string> {
-  const id = `bbx_req-${seq}`;
-  // two literals, not a computed key: a replayed call is short enough that a dictionary-mode object shows
-  return provider === "anthropic" ? { "content-type": contentType, "request-id": id } : { "content-type": contentType, "x-request-id": id };
+  const headers: Record<string, string> = { "content-type": contentType };
+  headers[providers[provider].requestIdHeader] = `bbx_req-${seq}`;
+  return headers;
 }
 
 /** A replayed (or scripted) reply as the event stream the agent asked for. */
@@ -145,6 +163,6 @@ export function synthesizeStream(
     status: 200,
     statusText: "OK",
     headers: servedHeaders(provider, STREAM_CONTENT_TYPE, seq),
-    body: streamAdapters[provider].synthesize(output, request, ids, seq),
+    body: providers[provider].stream.synthesize(output, request, ids, seq),
   };
 }

@@ -1,13 +1,25 @@
-import type { ProviderName, WireRequest } from "../providers/types.js";
-import type { JsonValue, ModelOutput } from "../trace/types.js";
+import type { RedactRules } from "../redact/index.js";
+import type { ProviderName, ServiceName, WireRequest } from "../providers/types.js";
+import type { JsonValue, ModelOutput, Trace } from "../trace/types.js";
 import type { BlackboxError } from "../errors.js";
+import type { ProviderRoutes } from "./routes.js";
 
 export type Mode = "off" | "record" | "replay" | "fork";
 export type MatchMode = "strict" | "sequence";
 
 export interface SessionOptions {
-  /** "off" (default), "record", "replay" or "fork". */
-  mode?: Mode;
+  /**
+   * "off" (default), "record", "replay" or "fork"; "auto": replay `cassette` or record it, by the record mode
+   * (`record`, BLACKBOX_RECORD; src/session/modes/resolve.ts).
+   */
+  mode?: Mode | "auto";
+  /**
+   * Mode "auto": "missing" (default outside CI) records a cassette that does not exist, "none" (default when CI
+   * is set) never records, "all" re-records. BLACKBOX_RECORD, when set, wins.
+   */
+  record?: "missing" | "none" | "all";
+  /** The command that re-records the cassette, as a replay's divergence names it (mode "auto" and the test helpers set it). */
+  updateCommand?: string;
   /** Where record and fork write the cassette. */
   out?: string;
   /** The cassette replay and fork read. */
@@ -16,7 +28,10 @@ export interface SessionOptions {
   forkAt?: number;
   /** Replacement result at the fork point. */
   forkSet?: JsonValue;
-  /** After the fork point: call the provider ("live") or answer from `script` (default: "script" when a script is given, else "live"). */
+  /**
+   * After the fork point: call the provider ("live") or answer from `script` (default: "script" when a script
+   * is given, else "live").
+   */
   continueWith?: "live" | "script";
   /** Scripted model outputs for continueWith "script" (or a path to a JSON list of them). */
   script?: ModelOutput[] | string;
@@ -25,20 +40,20 @@ export interface SessionOptions {
   /** Id stored in the cassette (default: the out file's name without .json). */
   traceId?: string;
   /** Extra provider origins (base URLs) routed through the session, from the config. */
-  providers?: { anthropic?: string[]; openai?: string[] };
+  providers?: Partial<Record<ServiceName, string[]>>;
   /**
-   * Finish automatically at process end (the register hook sets this): record/fork write,
-   * replay checks and reports to stderr, setting a non-zero exit code on divergence.
-   * Without it, record and fork still write their cassette at process end.
+   * Refuse a run whose tools are not all recorded (the model asked for tool calls the agent ran outside
+   * Blackbox's view): a record writes no cassette, a replay is refused before the agent starts. Default:
+   * BLACKBOX_STRICT_TOOLS=1, else false (the recording is written with a warning, the replay warns).
    */
-  autoFinish?: boolean;
-  /**
-   * Claim the cassette at the first model or tool call (the register hook sets this), so
-   * two processes of one process tree never write one cassette.
-   */
-  claim?: boolean;
+  strictTools?: boolean;
   /** Clock for timestamps (tests). */
   now?: () => number;
+  /**
+   * What never reaches the cassette (docs/secrets.md): the default credential detectors are on; false turns
+   * redaction off.
+   */
+  redact?: RedactRules | false;
 }
 
 /** A response as the session hands it back to a door. */
@@ -65,6 +80,7 @@ export type AnyFn = (...args: any[]) => any;
 export type WrappedTool<F extends AnyFn> = (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>>;
 export type WrappedTools<T extends Record<string, AnyFn>> = { [K in keyof T]: WrappedTool<T[K]> };
 
+/** A Blackbox session, as `blackbox()` returns it. */
 export interface Session {
   readonly mode: Mode;
   /** A fetch for the SDKs' `fetch` option. */
@@ -72,20 +88,91 @@ export interface Session {
   tools<T extends Record<string, AnyFn>>(tools: T): WrappedTools<T>;
   tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F>;
   finish(options?: FinishOptions): Promise<void>;
+  /** Undo every patch, hook and exit handler this session installed. Harmless twice. */
+  dispose(): void;
+}
 
-  // --- the doors ------------------------------------------------------------
-  /** The provider whose endpoint this URL is (default origins, *_BASE_URL, config), if any. */
+/** The session as the doors (bb.fetch, the dispatcher, the http guard) and the tool hooks use it. */
+export interface SessionPort {
+  readonly mode: Mode;
+  /** Which provider a URL belongs to (the http guard reads its hosts too). */
+  readonly routes: ProviderRoutes;
+  /** True once the session has seen a model or tool call. */
+  readonly active: boolean;
+  /** The provider whose endpoint this URL is (default origins, *_BASE_URL, config), if any; none in mode off. */
   route(url: string): ProviderName | undefined;
   /**
    * Handle a request to a provider: record, replay, fork or pass through. `provider`
    * names it when the door knows (bb.fetch only ever carries SDK requests); else
    * the URL's origin decides, and a request to no provider origin is forwarded.
    */
-  handle(request: WireRequest, forward: Forward, signal?: AbortSignal, provider?: ProviderName): Promise<HttpResponseLike>;
-  /** A provider call refused wherever it goes (a model call to a base URL no route names, one the adapter refuses): the run fails with it; the reply the SDK gets. */
+  handle(
+    request: WireRequest,
+    forward: Forward,
+    signal?: AbortSignal,
+    provider?: ProviderName,
+  ): Promise<HttpResponseLike>;
+  /**
+   * A provider call refused wherever it goes (a model call to a base URL no route names, one the adapter
+   * refuses): the run fails with it; the reply the SDK gets.
+   */
   refuse(provider: ProviderName, err: BlackboxError): HttpResponseLike;
-  /** True once the session has seen a model or tool call. */
-  readonly active: boolean;
-  /** Undo every patch and exit hook this session installed. Harmless twice. */
-  dispose(): void;
+  /** A model call that went around both doors: the run fails with `err` at its end. */
+  fail(err: BlackboxError): void;
+  /** Whether a provider call that is not a model call goes upstream (record, a live fork). */
+  forwardsOther(): boolean;
+  /** The provider of a model-call endpoint (method + URL), else undefined. */
+  modelEndpoint(method: string, url: string): ProviderName | undefined;
+  tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F>;
+}
+
+/** How a process ended, as the exit port reports it. */
+export interface ExitInfo {
+  exitCode: number;
+  signal?: "SIGINT" | "SIGTERM" | "SIGHUP";
+  uncaught?: unknown;
+}
+
+/**
+ * The side effects a session needs, passed in (src/blackbox.ts for the library,
+ * src/register.ts for the hook): the session itself touches no file, no process state and
+ * no environment.
+ */
+export interface SessionPorts {
+  /** Reads and verifies the cassette replay and fork are driven by. */
+  loadCassette(file: string): Trace;
+  /** Writes a finished cassette (verify, the secret check, an atomic write). */
+  writeCassette(path: string, trace: Trace, secrets: string[]): void;
+  /** When writeCassette is loaded lazily (the hook's record mode): a promise while it loads, else undefined. */
+  writerReady?(): Promise<void> | undefined;
+  /**
+   * A recording may read the cassette it records over, to keep what did not change (the library's ports; the
+   * hook's record loads no cassette reader).
+   */
+  readsPrevious?: boolean;
+  /** The text of a file the options name (a fork script). */
+  readText(path: string): string;
+  /** Whether two paths name one file (a fork must not write over its parent). */
+  sameFile(a: string, b: string): boolean;
+  /** The environment (base URLs, API keys). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Calls `handler` once at process end; returns its undo. Without it, nothing happens at process end. */
+  onProcessExit?(handler: (info: ExitInfo) => void): () => void;
+  /** A replay checks its end at process end too, reporting a divergence there (the hook). */
+  finishReplayAtExit?: boolean;
+  /**
+   * A replay that diverged and never reached finish() (the agent caught the refusal) fails the process at its
+   * end, naming the divergence (the library: the hook's finishReplayAtExit does it already).
+   */
+  failDivergedReplayAtExit?: boolean;
+  /** The config the hook looked for, for a replay to say why no tool is wrapped (file: none found in cwd). */
+  toolsConfig?: { file: string | undefined; cwd: string };
+  /** Says something the run should know but that does not stop it (tools that ran unrecorded), once. */
+  warn?(message: string): void;
+  /** Claims the cassette for this process at the first call, so two processes of one tree never write it (the hook). */
+  claim?: {
+    take(file: string): () => void;
+    /** Throws when this process no longer holds the claim (its run ended, or was taken over). */
+    assertHeld(file: string): void;
+  };
 }

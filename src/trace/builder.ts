@@ -29,7 +29,13 @@ export class TraceBuilder {
   private maxTime = -Infinity;
   private roundBase = -Infinity;
 
-  constructor(init: { id: string; createdAt: number; parentId?: string; forkedFromStepId?: string; steps?: TraceStep[] }) {
+  constructor(init: {
+    id: string;
+    createdAt: number;
+    parentId?: string;
+    forkedFromStepId?: string;
+    steps?: TraceStep[];
+  }) {
     this.trace = {
       version: CURRENT_TRACE_VERSION,
       id: init.id,
@@ -51,7 +57,13 @@ export class TraceBuilder {
 
   append(type: TraceStepType, payload: JsonValue, timestamp: number): TraceStep {
     // whole milliseconds (a test clock may give fractions), never before what verify allows
-    const step = makeStep(this.trace.id, this.last, type, payload, Math.max(Math.round(timestamp), this.floorFor(type)));
+    const step = makeStep(
+      this.trace.id,
+      this.last,
+      type,
+      payload,
+      Math.max(Math.round(timestamp), this.floorFor(type)),
+    );
     this.trace.steps.push(step);
     this.track(step);
     return step;

@@ -3,7 +3,7 @@
  * editors write one) is dropped, UTF-16 and bytes that are not UTF-8 are refused with
  * where and what to do. Without this, a Latin-1 byte became U+FFFD and verify blamed
  * the hash chain, and a BOM or UTF-16 read as "unexpected character" at line 1.
- * Pure: the caller reads the file (src/edges/store.ts).
+ * Pure: the caller reads the file (src/store/index.ts).
  */
 import { isUtf8 } from "node:buffer";
 import { TraceLoadError } from "../errors.js";
@@ -71,7 +71,10 @@ export function decodeCassette(bytes: Buffer, file?: string): string {
   if (isUtf8(body) && !(start === 0 && looksUtf16(body))) return body.toString("utf8");
   if (start === 0 && looksUtf16(body)) {
     const convert = file === undefined ? "" : ` (e.g. iconv -f UTF-16 -t UTF-8 ${file} > run.json)`;
-    throw new TraceLoadError(`${where(file)} is UTF-16 text; cassettes are UTF-8. Convert it${convert} or restore it from version control.`, { file });
+    throw new TraceLoadError(
+      `${where(file)} is UTF-16 text; cassettes are UTF-8. Convert it${convert} or restore it from version control.`,
+      { file },
+    );
   }
   const at = firstInvalidUtf8(body);
   const { line, column } = lineColumnOfByte(body, at);

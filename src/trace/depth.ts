@@ -6,7 +6,7 @@
  * with their path. Pure.
  */
 import { appendPath } from "./jsonPath.js";
-import type { SharedValues } from "./share.js";
+import type { SharedValues } from "./types.js";
 
 /** Deepest nesting of arrays and objects a cassette may have (real runs stay far below). */
 export const MAX_JSON_DEPTH = 256;
@@ -41,7 +41,9 @@ function anyBad(root: unknown, max: number, shared: SharedValues | undefined): b
     if (bad(value, depth, max)) return true;
     if (value === null || typeof value !== "object") continue;
     for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      if (typeof child === "number" || (child !== null && typeof child === "object")) {
+      if (typeof child === "number") {
+        if (!Number.isFinite(child)) return true; // checked here: a million numbers are not a million entries
+      } else if (child !== null && typeof child === "object") {
         if (seenAt && typeof child === "object" && shared!.has(child)) {
           const at = seenAt.get(child);
           if (at !== undefined && at >= depth + 1) continue;
@@ -55,6 +57,13 @@ function anyBad(root: unknown, max: number, shared: SharedValues | undefined): b
   return false;
 }
 
+const shownPath = (path: string): string => (path.length > 100 ? `${path.slice(0, 100)}...` : path);
+
+/** What is said of a value at `path` nested deeper than `max` (here, and by the text's pre-scan). */
+export function tooDeepMessage(path: string, max = MAX_JSON_DEPTH): string {
+  return `the value at ${shownPath(path)} is nested more than ${max} levels deep; Blackbox cannot check or hash it. Flatten that data (e.g. store it as a JSON string) or re-record the run.`;
+}
+
 export interface UnsafeValue {
   path: string;
   message: string;
@@ -66,24 +75,27 @@ export interface UnsafeValue {
  */
 export function unsafeValueIn(root: unknown, max = MAX_JSON_DEPTH, shared?: SharedValues): UnsafeValue | undefined {
   if (!anyBad(root, max, shared)) return undefined;
-  const stack: Array<{ value: unknown; depth: number; at: At | undefined }> = [{ value: root, depth: 0, at: undefined }];
+  const stack: Array<{ value: unknown; depth: number; at: At | undefined }> = [
+    { value: root, depth: 0, at: undefined },
+  ];
   while (stack.length > 0) {
     const { value, depth, at } = stack.pop()!;
     if (bad(value, depth, max)) {
       const path = pathOf(at);
-      const shown = path.length > 100 ? `${path.slice(0, 100)}...` : path;
       const message =
         typeof value === "number"
-          ? `the number at ${shown} is too large for JSON (it reads as ${String(value)}) and cannot be hashed. Write a finite number there or re-record the run.`
-          : `the value at ${shown} is nested more than ${max} levels deep; Blackbox cannot check or hash it. Flatten that data (e.g. store it as a JSON string) or re-record the run.`;
+          ? `the number at ${shownPath(path)} is too large for JSON (it reads as ${String(value)}) and cannot be hashed. Write a finite number there or re-record the run.`
+          : tooDeepMessage(path, max);
       return { path, message };
     }
     if (value === null || typeof value !== "object") continue;
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: depth + 1, at: { up: at, key: i } });
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i], depth: depth + 1, at: { up: at, key: i } });
     } else {
       const keys = Object.keys(value).reverse();
-      for (const key of keys) stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, at: { up: at, key } });
+      for (const key of keys)
+        stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, at: { up: at, key } });
     }
   }
   return undefined;

@@ -5,7 +5,7 @@
  * schema.ts (when in doubt it says "not valid", and the zod check in shape.ts then
  * decides and writes the messages), but it never accepts what they reject: a test
  * checks that on random valid traces with random single mutations, and on the golden
- * fixtures. Loading a 16 MB cassette with zod took ~320 ms; this walk takes a few ms.
+ * fixtures. A zod parse of a large cassette is far slower than this walk (bench/load.mjs).
  */
 import type { SharedValues } from "./share.js";
 import { TRACE_STEP_TYPES } from "./types.js";

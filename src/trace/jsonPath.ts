@@ -3,13 +3,15 @@
  * Keys that are not plain identifiers are quoted: `payload["x-api-key"]`.
  */
 
+import { printable } from "./printable.js";
+
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** Appends one object key or array index to a path ("" is the root). */
 export function appendPath(base: string, key: string | number): string {
   if (typeof key === "number") return `${base}[${key}]`;
   if (IDENT.test(key)) return base === "" ? key : `${base}.${key}`;
-  return `${base}[${JSON.stringify(key)}]`;
+  return `${base}[${printable(JSON.stringify(key))}]`; // a key is cassette text: printable, still a JSON literal
 }
 
 /** Formats a list of keys and indexes as one path. */

@@ -3,6 +3,7 @@
  * JSON.parse does not always report a position). Only called after
  * JSON.parse failed, so it favours clarity over speed.
  */
+import { quoted } from "./printable.js";
 
 export interface JsonSyntaxFault {
   /** Character offset of the fault. */
@@ -15,7 +16,8 @@ const WS = new Set([" ", "\t", "\n", "\r"]);
 export function findJsonSyntaxFault(text: string): JsonSyntaxFault | undefined {
   let i = 0;
   const fault = (reason: string): JsonSyntaxFault => ({ offset: i, reason });
-  const describe = (): string => (i >= text.length ? "unexpected end of input" : `unexpected character ${JSON.stringify(text[i])}`);
+  const describe = (): string =>
+    i >= text.length ? "unexpected end of input" : `unexpected character ${quoted(text[i])}`;
   const skip = (): void => {
     while (i < text.length && WS.has(text[i]!)) i++;
   };

@@ -7,6 +7,7 @@
  *   system prompt, final text, request params): only realistic credentials.
  */
 import { appendPath } from "./jsonPath.js";
+import { quoted } from "./printable.js";
 import type { SharedValues } from "./share.js";
 
 export interface NeutralityProblem {
@@ -15,7 +16,17 @@ export interface NeutralityProblem {
 }
 
 /** Keys whose values are the user's data: only credentials are flagged inside them. */
-const DATA_KEYS = new Set(["toolInput", "result", "error", "inputSchema", "text", "systemPrompt", "description", "params", "message"]);
+const DATA_KEYS = new Set([
+  "toolInput",
+  "result",
+  "error",
+  "inputSchema",
+  "text",
+  "systemPrompt",
+  "description",
+  "params",
+  "message",
+]);
 
 /** Keys of provider wire responses; none belongs in a neutral cassette. */
 export const PROVIDER_RESPONSE_KEYS = new Set([
@@ -88,17 +99,35 @@ function pathOf(root: string, segs: Segments): string {
 const MAY_HOLD_CREDENTIAL = /sk-|bearer/i;
 const MAY_HOLD_ID_OR_KEY_NAME = /_|chatcmpl-/;
 
-function checkString(text: string, root: string, segs: Segments, structure: boolean, out: NeutralityProblem[], what: string): void {
+function checkString(
+  text: string,
+  root: string,
+  segs: Segments,
+  structure: boolean,
+  out: NeutralityProblem[],
+  what: string,
+): void {
   const cred = MAY_HOLD_CREDENTIAL.test(text) ? findCredential(text) : undefined;
   if (cred) {
-    out.push({ path: pathOf(root, segs), message: `${what} contains what looks like an API key or bearer token (${redact(cred)}). ${LEAK}` });
+    out.push({
+      path: pathOf(root, segs),
+      message: `${what} contains what looks like an API key or bearer token (${redact(cred)}). ${LEAK}`,
+    });
     return;
   }
   if (!structure) return;
   if (!MAY_HOLD_ID_OR_KEY_NAME.test(text) && !KEY_NAME_IN_TEXT.test(text)) return;
   const id = findProviderId(text);
-  if (id) out.push({ path: pathOf(root, segs), message: `${what} contains a provider-native id (${JSON.stringify(id)}); cassettes hold only Blackbox's call-N ids. ${REDO}` });
-  else if (KEY_NAME_IN_TEXT.test(text)) out.push({ path: pathOf(root, segs), message: `${what} names an API key variable or header; credentials never belong in a cassette. ${LEAK}` });
+  if (id)
+    out.push({
+      path: pathOf(root, segs),
+      message: `${what} contains a provider-native id (${quoted(id)}); cassettes hold only Blackbox's call-N ids. ${REDO}`,
+    });
+  else if (KEY_NAME_IN_TEXT.test(text))
+    out.push({
+      path: pathOf(root, segs),
+      message: `${what} names an API key variable or header; credentials never belong in a cassette. ${LEAK}`,
+    });
 }
 
 /**
@@ -112,7 +141,14 @@ interface Clean {
   data: Set<object>;
 }
 
-function walk(value: unknown, root: string, segs: Segments, structure: boolean, out: NeutralityProblem[], clean?: Clean): void {
+function walk(
+  value: unknown,
+  root: string,
+  segs: Segments,
+  structure: boolean,
+  out: NeutralityProblem[],
+  clean?: Clean,
+): void {
   if (typeof value === "string") {
     checkString(value, root, segs, structure, out, "value");
     return;
@@ -129,7 +165,14 @@ function walk(value: unknown, root: string, segs: Segments, structure: boolean, 
   walkObject(value, root, segs, structure, out, clean);
 }
 
-function walkObject(value: object, root: string, segs: Segments, structure: boolean, out: NeutralityProblem[], clean: Clean | undefined): void {
+function walkObject(
+  value: object,
+  root: string,
+  segs: Segments,
+  structure: boolean,
+  out: NeutralityProblem[],
+  clean: Clean | undefined,
+): void {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       segs.push(i);
@@ -143,9 +186,15 @@ function walkObject(value: object, root: string, segs: Segments, structure: bool
     segs.push(key);
     if (structure) {
       if (PROVIDER_RESPONSE_KEYS.has(key)) {
-        out.push({ path: pathOf(root, segs), message: `provider response key "${key}" is not part of the cassette format. ${REDO}` });
+        out.push({
+          path: pathOf(root, segs),
+          message: `provider response key ${quoted(key)} is not part of the cassette format. ${REDO}`,
+        });
       } else if (KEY_NAMES.test(key)) {
-        out.push({ path: pathOf(root, segs), message: `key "${key}" is an API key name or auth header; credentials never belong in a cassette. ${LEAK}` });
+        out.push({
+          path: pathOf(root, segs),
+          message: `key ${quoted(key)} is an API key name or auth header; credentials never belong in a cassette. ${LEAK}`,
+        });
       } else {
         checkString(key, root, segs, true, out, "key");
       }
@@ -165,16 +214,27 @@ function walkObject(value: object, root: string, segs: Segments, structure: bool
  */
 export function checkNeutrality(value: unknown, root = "", shared?: SharedValues): NeutralityProblem[] {
   const out: NeutralityProblem[] = [];
-  walk(value, root, [], true, out, shared && shared.size > 0 ? { shared, structure: new Set(), data: new Set() } : undefined);
+  walk(
+    value,
+    root,
+    [],
+    true,
+    out,
+    shared && shared.size > 0 ? { shared, structure: new Set(), data: new Set() } : undefined,
+  );
   return out;
 }
 
-/** The text of a run of text parts (`{ type: "text", text }`), as compare joins them; undefined when there is no such part. */
+/**
+ * The text of a run of text parts (`{ type: "text", text }`), as compare joins them; undefined when there is
+ * no such part.
+ */
 function joinedText(list: unknown[]): string | undefined {
   let text: string | undefined;
   for (const p of list) {
     const part = p as { type?: unknown; text?: unknown } | null;
-    if (part !== null && typeof part === "object" && part.type === "text" && typeof part.text === "string") text = (text ?? "") + part.text;
+    if (part !== null && typeof part === "object" && part.type === "text" && typeof part.text === "string")
+      text = (text ?? "") + part.text;
   }
   return text;
 }

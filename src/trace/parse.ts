@@ -1,11 +1,14 @@
 /**
  * Text -> Trace, with a clear TraceLoadError for every way a cassette can be
- * unreadable. Pure: the caller reads the file (src/edges/store.ts).
+ * unreadable. Pure: the caller reads the file (src/store/index.ts).
  */
-import { TraceLoadError } from "../errors.js";
-import { unsafeValueIn } from "./depth.js";
+import { CassetteLimitError, TraceLoadError } from "../errors.js";
+import { tooDeepMessage, unsafeValueIn } from "./depth.js";
 import { isValidTraceShape } from "./fastShape.js";
 import { findJsonSyntaxFault } from "./jsonSyntax.js";
+import { MAX_JSON_DEPTH, maxSteps, tooManyStepsMessage } from "./limits.js";
+import { prescanJson } from "./prescan.js";
+import { clip, printable, quoted } from "./printable.js";
 import { checkShape, type ShapeProblem } from "./shape.js";
 import { shareRecordedHistory, type SharedValues } from "./share.js";
 import { CURRENT_TRACE_VERSION, type Trace } from "./types.js";
@@ -37,7 +40,7 @@ function syntaxError(text: string, error: unknown, file: string | undefined): Tr
     const raw = error instanceof Error ? error.message : String(error);
     const position = found?.offset ?? Number(/position (\d+)/.exec(raw)?.[1] ?? text.length);
     const { line, column } = lineColumnOf(text, position);
-    at = `line ${line}, column ${column}: ${found?.reason ?? raw}`;
+    at = `line ${line}, column ${column}: ${found?.reason ?? clip(printable(raw), 200)}`;
   }
   return new TraceLoadError(
     `${where(file)} is not valid JSON (${at}). Restore the file from version control or re-record the run.`,
@@ -50,13 +53,28 @@ function syntaxError(text: string, error: unknown, file: string | undefined): Tr
  * schema (verifyTrace reports schema problems one by one).
  */
 export function parseTraceJson(text: string, file?: string): unknown {
+  const limit = maxSteps();
+  const fault = prescanJson(text, MAX_JSON_DEPTH, limit);
+  if (fault?.kind === "depth") {
+    throw new CassetteLimitError(`${where(file)}: ${tooDeepMessage(fault.path)}`, {
+      file,
+      jsonPath: fault.path,
+      limit: "depth",
+    });
+  }
+  if (fault?.kind === "steps") throw tooManySteps(file, limit);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     throw syntaxError(text, error, file);
   }
-  const version = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as { version?: unknown }).version : undefined;
+  const steps = value !== null && typeof value === "object" ? (value as { steps?: unknown }).steps : undefined;
+  if (Array.isArray(steps) && steps.length > limit) throw tooManySteps(file, limit); // spelt otherwise in the text
+  const version =
+    value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as { version?: unknown }).version
+      : undefined;
   if (version === 1 || (version === undefined && text.includes(LEGACY_MARKER))) {
     throw new TraceLoadError(
       `${where(file)} is a v1 cassette (legacy "[tool_call:...]" string encoding); this Blackbox reads only version ${CURRENT_TRACE_VERSION} and there is no migration. Re-record the run to get a v${CURRENT_TRACE_VERSION} cassette.`,
@@ -66,9 +84,14 @@ export function parseTraceJson(text: string, file?: string): unknown {
   return value;
 }
 
+function tooManySteps(file: string | undefined, limit: number): CassetteLimitError {
+  return new CassetteLimitError(tooManyStepsMessage(where(file), limit), { file, jsonPath: "steps", limit: "steps" });
+}
+
 function listProblems(problems: ShapeProblem[]): string {
-  const shown = problems.slice(0, 5).map((p) => `  ${p.path}: ${p.message}`);
-  if (problems.length > 5) shown.push(`  ... and ${problems.length - 5} more (run \`blackbox verify\` to see them all)`);
+  const shown = problems.slice(0, 5).map((p) => `  ${clip(printable(p.path), 200)}: ${p.message}`);
+  if (problems.length > 5)
+    shown.push(`  ... and ${problems.length - 5} more (run \`blackbox verify\` to see them all)`);
   return shown.join("\n");
 }
 
@@ -108,7 +131,7 @@ function checkedTrace(value: unknown, file: string | undefined, shared: SharedVa
   }
   if (version !== CURRENT_TRACE_VERSION) {
     throw new TraceLoadError(
-      `${where(file)} has unsupported version ${JSON.stringify(version)}; this Blackbox reads version ${CURRENT_TRACE_VERSION}. Use the Blackbox release that wrote it, or re-record the run.`,
+      `${where(file)} has unsupported version ${quoted(version)}; this Blackbox reads version ${CURRENT_TRACE_VERSION}. Use the Blackbox release that wrote it, or re-record the run.`,
       { file, jsonPath: "version" },
     );
   }

@@ -1,11 +1,4 @@
-import type {
-  JsonValue,
-  ModelOutput,
-  TerminalPayload,
-  ToolCall,
-  Trace,
-  TraceStep,
-} from "./types.js";
+import type { JsonValue, ModelOutput, StopKind, TerminalPayload, ToolCall, Trace, TraceStep } from "./types.js";
 
 /** How many model calls (model_input steps) and tool calls (tool_call steps) a run holds. */
 export function callCounts(steps: readonly TraceStep[]): { models: number; tools: number } {
@@ -29,15 +22,27 @@ export function toolCallsOf(output: ModelOutput | JsonValue): ToolCall[] {
   if (output === null || typeof output !== "object" || Array.isArray(output)) return [];
   const o = output as Record<string, unknown>;
   if (o.type === "tool_call") {
-    return [{ toolCallId: o.toolCallId as string, toolName: o.toolName as string, toolInput: o.toolInput as JsonValue }];
+    return [
+      { toolCallId: o.toolCallId as string, toolName: o.toolName as string, toolInput: o.toolInput as JsonValue },
+    ];
   }
   if (o.type === "tool_calls" && Array.isArray(o.calls)) {
-    return (o.calls as ToolCall[]).map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, toolInput: c.toolInput }));
+    return (o.calls as ToolCall[]).map((c) => ({
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      toolInput: c.toolInput,
+    }));
   }
   return [];
 }
 
 /** The text a model output carries (final answer text, or the text beside tool calls). */
+/** What a reply holds, as a provider writes it back: its tool calls, its text and its stop (none for the built-in loop's single call). */
+export function replyParts(output: ModelOutput): { calls: ToolCall[]; text?: string; stop?: StopKind } {
+  if (output.type === "tool_call") return { calls: toolCallsOf(output) };
+  return { calls: toolCallsOf(output), text: output.text, stop: output.stop };
+}
+
 export function textOf(output: ModelOutput | JsonValue | undefined): string | undefined {
   if (output === null || typeof output !== "object" || Array.isArray(output)) return undefined;
   const o = output as Record<string, unknown>;
@@ -64,7 +69,8 @@ export function terminalStepOf(steps: readonly TraceStep[]): TraceStep | undefin
  * cold regex shows (bench/dispatcher-per-call.mjs).
  */
 export function callIndex(id: string): number {
-  if (typeof id !== "string" || id.length < 6 || !id.startsWith("call-")) return -1; // a payload a session was handed in memory may hold anything
+  // a payload a session was handed in memory may hold anything
+  if (typeof id !== "string" || id.length < 6 || !id.startsWith("call-")) return -1;
   for (let i = 5; i < id.length; i++) {
     const c = id.charCodeAt(i);
     if (c < 0x30 || c > 0x39) return -1;

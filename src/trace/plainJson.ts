@@ -27,7 +27,12 @@ export function notPlainJson(value: unknown): { path: string; what: string } | u
       case "boolean":
         return undefined;
       case "number":
-        return Number.isFinite(v) ? undefined : { path: at, what: `the number ${String(v)} (JSON has no ${String(v)}; a literal like 1e999 reads as Infinity)` };
+        return Number.isFinite(v)
+          ? undefined
+          : {
+              path: at,
+              what: `the number ${String(v)} (JSON has no ${String(v)}; a literal like 1e999 reads as Infinity)`,
+            };
       case "object":
         break;
       default:

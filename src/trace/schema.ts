@@ -9,6 +9,44 @@ import { TRACE_STEP_TYPES } from "./types.js";
 const json = z.json();
 const str = z.string();
 
+/** Issues one list reports before it stops looking (a list of a million wrong values gave a million, GBs). */
+export const MAX_LIST_ISSUES = 100;
+
+/**
+ * z.array(item), with at most MAX_LIST_ISSUES issues and one saying the rest were not looked at
+ * (and no copy of the list, which z.array makes).
+ */
+function list(item: z.ZodType) {
+  return z.unknown().superRefine((items, ctx) => {
+    if (!Array.isArray(items)) {
+      ctx.addIssue({
+        code: "invalid_type",
+        expected: "array",
+        input: items,
+        message: "expected an array",
+        continue: false,
+      });
+      return;
+    }
+    let issues = 0;
+    for (let i = 0; i < items.length; i++) {
+      const r = item.safeParse(items[i]);
+      if (r.success) continue;
+      for (const issue of r.error.issues) {
+        if (issues++ === MAX_LIST_ISSUES) {
+          ctx.addIssue({
+            code: "custom",
+            path: [],
+            message: `more problems from item ${i} on (of ${items.length}) are not listed: the first ${MAX_LIST_ISSUES} are`,
+          });
+          return;
+        }
+        ctx.addIssue({ ...issue, path: [i, ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
+      }
+    }
+  });
+}
+
 /** A tool result carries exactly one of `result` (any JSON) or `error` (a string). */
 function oneOfResultOrError(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const hasResult = "result" in value;
@@ -40,11 +78,15 @@ export const ToolResultPartSchema = z
     error: str.optional(),
   })
   .superRefine(oneOfResultOrError);
-export const MessagePartSchema = z.discriminatedUnion("type", [TextPartSchema, ToolUsePartSchema, ToolResultPartSchema]);
+export const MessagePartSchema = z.discriminatedUnion("type", [
+  TextPartSchema,
+  ToolUsePartSchema,
+  ToolResultPartSchema,
+]);
 
 export const MessageSchema = z.looseObject({
   role: z.enum(["user", "assistant"]),
-  content: z.union([str, z.array(MessagePartSchema)]),
+  content: z.union([str, list(MessagePartSchema)]),
 });
 
 export const ToolDefinitionSchema = z.looseObject({
@@ -54,8 +96,8 @@ export const ToolDefinitionSchema = z.looseObject({
 });
 
 export const ModelInputSchema = z.looseObject({
-  messages: z.array(MessageSchema),
-  tools: z.array(ToolDefinitionSchema),
+  messages: list(MessageSchema),
+  tools: list(ToolDefinitionSchema),
   systemPrompt: str.optional(),
   model: str.optional(),
   params: z.record(str, json).optional(),
@@ -65,7 +107,7 @@ const stop = z.enum(["length", "refusal"]).optional();
 export const ToolCallSchema = z.looseObject({ toolCallId: str, toolName: str, toolInput: json });
 export const ModelOutputSchema = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("tool_call"), toolCallId: str, toolName: str, toolInput: json }),
-  z.looseObject({ type: z.literal("tool_calls"), calls: z.array(ToolCallSchema), text: str.optional(), stop }),
+  z.looseObject({ type: z.literal("tool_calls"), calls: list(ToolCallSchema), text: str.optional(), stop }),
   z.looseObject({ type: z.literal("final_answer"), text: str, stop }),
 ]);
 
@@ -81,8 +123,18 @@ export const RunCompletedSchema = z.looseObject({
   result: json,
 });
 export const RunFailedSchema = z.discriminatedUnion("reason", [
-  z.looseObject({ event: z.literal("run_failed"), status: z.literal("error"), reason: z.literal("agent_error"), message: str }),
-  z.looseObject({ event: z.literal("run_failed"), status: z.literal("error"), reason: z.literal("process_exit"), exitCode: count }),
+  z.looseObject({
+    event: z.literal("run_failed"),
+    status: z.literal("error"),
+    reason: z.literal("agent_error"),
+    message: str,
+  }),
+  z.looseObject({
+    event: z.literal("run_failed"),
+    status: z.literal("error"),
+    reason: z.literal("process_exit"),
+    exitCode: count,
+  }),
   z.looseObject({
     event: z.literal("run_failed"),
     status: z.literal("error"),
@@ -96,7 +148,12 @@ export const RunFailedSchema = z.discriminatedUnion("reason", [
     reason: z.literal("max_steps_exceeded"),
     maxSteps: count.nonnegative(),
   }),
-  z.looseObject({ event: z.literal("run_failed"), status: z.literal("error"), reason: z.literal("unknown_tool"), toolName: str }),
+  z.looseObject({
+    event: z.literal("run_failed"),
+    status: z.literal("error"),
+    reason: z.literal("unknown_tool"),
+    toolName: str,
+  }),
 ]);
 /** Any other metadata step: a run-level marker, an object with an `event` string. */
 export const MarkerSchema = z.looseObject({ event: str });
@@ -117,7 +174,7 @@ export const TraceSchema = z.looseObject({
   parentId: str.optional(),
   forkedFromStepId: str.optional(),
   createdAt: z.number(),
-  steps: z.array(TraceStepSchema),
+  steps: list(TraceStepSchema),
 });
 
 /** The schema a step's payload must satisfy, chosen by the step type (and the metadata event). */
@@ -132,7 +189,8 @@ export function payloadSchemaFor(type: string, payload: unknown): z.ZodType | un
     case "tool_result":
       return ToolResultPayloadSchema;
     case "metadata": {
-      const event = payload !== null && typeof payload === "object" ? (payload as Record<string, unknown>).event : undefined;
+      const event =
+        payload !== null && typeof payload === "object" ? (payload as Record<string, unknown>).event : undefined;
       if (event === "run_completed") return RunCompletedSchema;
       if (event === "run_failed") return RunFailedSchema;
       return MarkerSchema;

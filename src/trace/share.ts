@@ -11,7 +11,7 @@
  * same result. Only the identity changes, and identity implies equality.
  *
  * What it buys:
- * - Loading (src/edges/store.ts loadTraceSharedSync). The checks a load runs over every
+ * - Loading (src/store/index.ts loadTraceSharedSync). The checks a load runs over every
  *   value (depth, shape, hash chain, neutrality) are linear in the file, which a long loop
  *   makes quadratic in its turns. Given the set of shared objects, each check does a shared
  *   object's subtree once and remembers the answer (a clean neutrality scan, a valid shape,
@@ -29,8 +29,9 @@
  */
 import { MAX_JSON_DEPTH } from "./depth.js";
 
-/** The objects that stand at more than one place of a trace after shareRecordedHistory. */
-export type SharedValues = ReadonlySet<object>;
+import type { SharedValues } from "./types.js";
+
+export type { SharedValues };
 
 /**
  * model_input payload -> the previous model_input payload, where shareRecordedHistory
@@ -119,7 +120,12 @@ export function exactlySame(a: unknown, b: unknown, depth = 0): boolean {
   let i = 0;
   for (const k in a) {
     // own keys only: for-in also lists enumerable keys a polluted Object.prototype adds
-    if (k !== kb[i++] || !Object.hasOwn(a, k) || !exactlySame((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth + 1)) return false;
+    if (
+      k !== kb[i++] ||
+      !Object.hasOwn(a, k) ||
+      !exactlySame((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth + 1)
+    )
+      return false;
   }
   return i === kb.length;
 }

@@ -27,9 +27,15 @@
  * tool_call (stamped when its tool started) need only be no earlier than the step before
  * its round, and a tool_result no earlier than its tool_call. TraceBuilder holds every
  * timestamp it is given to this, so no clock makes the code write what verify refuses.
+ *
+ * Over the house's ~300 lines: the rules above are one state machine over the steps (the
+ * round open, the calls it owes, the fork point), and each check reads that state; split, the
+ * state would be passed around between files that make sense only together.
  */
 import { appendPath } from "./jsonPath.js";
+import { checkMessageIds, fieldPath, isId, notCallN, resultPartFor, showId } from "./structureIds.js";
 import { callIndex, isTerminalPayload, toolCallsOf } from "./payloads.js";
+import { clip, printable, quoted } from "./printable.js";
 import type { SharedValues } from "./share.js";
 import type { JsonValue } from "./types.js";
 
@@ -42,7 +48,8 @@ export interface StructureProblem {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
-const EDITED = "The cassette was edited or corrupted after recording: restore it from version control or re-record the run.";
+const EDITED =
+  "The cassette was edited or corrupted after recording: restore it from version control or re-record the run.";
 
 interface Call {
   toolCallId: string;
@@ -63,13 +70,9 @@ interface Round {
 }
 
 type Pending =
-  | { kind: "output"; at: number }
-  | { kind: "result"; at: number; call: Call; timestamp: number }
-  | undefined;
+  { kind: "output"; at: number } | { kind: "result"; at: number; call: Call; timestamp: number } | undefined;
 
 const stepAt = (i: number, field: string): string => appendPath(appendPath("steps", i), field);
-const fieldPath = (i: number, ...keys: Array<string | number>): string =>
-  keys.reduce<string>((p, k) => appendPath(p, k), appendPath("steps", i));
 
 /** The fork point K of a child whose forkedFromStepId is `${parentId}:K`, else undefined. */
 function forkIndexOf(trace: Obj, length: number): number | undefined {
@@ -82,9 +85,12 @@ function forkIndexOf(trace: Obj, length: number): number | undefined {
   return k < length ? k : undefined;
 }
 
-const isId = (v: unknown): v is string => typeof v === "string" && callIndex(v) >= 0;
-const showId = (v: unknown): string => JSON.stringify(v) ?? String(v);
-/** A string as it is, anything else as JSON: String() of a parsed object with its own toString or valueOf key throws. */
+/** A cassette's string as a message shows it, unquoted (call-0): printable and clipped; anything else quoted. */
+const shownText = (v: unknown): string => (typeof v === "string" ? clip(printable(v), 80) : quoted(v, 80));
+/**
+ * A string as it is, anything else as JSON: String() of a parsed object with its own toString or valueOf key
+ * throws.
+ */
 const asText = (v: unknown): string => (typeof v === "string" ? v : showId(v));
 
 export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: SharedValues): StructureProblem[] {
@@ -93,12 +99,18 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
     out.push({ stepIndex: i, path, message: `${message} ${EDITED}` });
   };
   if (steps.length === 0) {
-    problem(null, "steps", "the cassette has no steps; a recorded run ends with a terminal metadata step (run_completed or run_failed).");
+    problem(
+      null,
+      "steps",
+      "the cassette has no steps; a recorded run ends with a terminal metadata step (run_completed or run_failed).",
+    );
     return out;
   }
   const forkAt = forkIndexOf(trace, steps.length);
   // a cassette the built-in loop wrote runs exactly the calls each model output asked for
-  const builtIn = steps.some((s) => isObj(s) && s.type === "model_output" && isObj(s.payload) && s.payload.type === "tool_call");
+  const builtIn = steps.some(
+    (s) => isObj(s) && s.type === "model_output" && isObj(s.payload) && s.payload.type === "tool_call",
+  );
   const checkedMessages = shared && shared.size > 0 ? new Map<object, Array<[number, unknown]>>() : undefined;
 
   let pending: Pending;
@@ -115,14 +127,26 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
     if (!r || !r.single || r.output === null) return;
     const call = r.requested[0];
     if (call && !r.seen.has(call.toolCallId) && !byFailure) {
-      problem(i, stepAt(i, "type"), `the model output at step ${r.output} asked for ${call.toolCallId} (${JSON.stringify(call.toolName)}), but no tool_call and tool_result for it follow; the built-in loop runs every call it is asked for before the next model turn.`);
+      problem(
+        i,
+        stepAt(i, "type"),
+        `the model output at step ${r.output} asked for ${shownText(call.toolCallId)} (${quoted(call.toolName)}), but no tool_call and tool_result for it follow; the built-in loop runs every call it is asked for before the next model turn.`,
+      );
     }
   };
   const missing = (i: number, type: string): void => {
     if (pending?.kind === "output") {
-      problem(i, stepAt(i, "type"), `expected the model_output of the model_input at step ${pending.at}, found a ${type}; every model_input is followed by its model_output.`);
+      problem(
+        i,
+        stepAt(i, "type"),
+        `expected the model_output of the model_input at step ${pending.at}, found a ${type}; every model_input is followed by its model_output.`,
+      );
     } else if (pending?.kind === "result") {
-      problem(i, stepAt(i, "type"), `expected the tool_result of ${pending.call.toolCallId} (tool_call at step ${pending.at}), found a ${type}; every tool_call is followed by its tool_result.`);
+      problem(
+        i,
+        stepAt(i, "type"),
+        `expected the tool_result of ${shownText(pending.call.toolCallId)} (tool_call at step ${pending.at}), found a ${type}; every tool_call is followed by its tool_result.`,
+      );
     }
     pending = undefined;
   };
@@ -135,15 +159,28 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
     // a timestamp that is not a whole, non-negative number is reported once, and not compared
     let time = typeof ts === "number" ? ts : NaN;
     if (typeof ts === "number" && (!Number.isSafeInteger(ts) || ts < 0)) {
-      problem(i, stepAt(i, "timestamp"), `timestamp is ${ts}; a step's timestamp is a whole, non-negative number of milliseconds since the epoch.`);
+      problem(
+        i,
+        stepAt(i, "timestamp"),
+        `timestamp is ${ts}; a step's timestamp is a whole, non-negative number of milliseconds since the epoch.`,
+      );
       time = NaN;
     }
     const notBefore = (floor: number, what: string): void => {
-      if (time < floor) problem(i, stepAt(i, "timestamp"), `timestamp ${time} is earlier than ${what} (${floor}); steps are appended as they happen.`);
+      if (time < floor)
+        problem(
+          i,
+          stepAt(i, "timestamp"),
+          `timestamp ${time} is earlier than ${what} (${floor}); steps are appended as they happen.`,
+        );
     };
     if (terminalAt !== undefined && terminalAt === i - 1) {
       // reported once, at the terminal step that is not last
-      problem(terminalAt, fieldPath(terminalAt, "payload", "event"), `step ${terminalAt} is a terminal ${JSON.stringify((steps[terminalAt] as Obj & { payload: Obj }).payload.event)} step, but ${steps.length - 1 - terminalAt} step(s) follow it; a run has one terminal metadata step, its last.`);
+      problem(
+        terminalAt,
+        fieldPath(terminalAt, "payload", "event"),
+        `step ${terminalAt} is a terminal ${quoted((steps[terminalAt] as Obj & { payload: Obj }).payload.event)} step, but ${steps.length - 1 - terminalAt} step(s) follow it; a run has one terminal metadata step, its last.`,
+      );
     }
 
     // A fork child: the built-in fork with --at alone copies a prefix that may stop inside a
@@ -153,13 +190,22 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
     // tool_result (a recorded agent's fork writes it at K) is missing. The prefix of a fork
     // of a fork holds its parent's fork point, which this cassette does not name: a turn
     // may start that way anywhere before K, on the same terms.
-    const open = round?.single === true && round.output !== null && round.requested[0] !== undefined && !round.seen.has(round.requested[0].toolCallId);
-    const forkTurn = i === forkAt
-      ? type === "model_input" || type === "metadata"
-      : forkAt !== undefined && i < forkAt && type === "model_input" && (pending !== undefined || open);
+    const open =
+      round?.single === true &&
+      round.output !== null &&
+      round.requested[0] !== undefined &&
+      !round.seen.has(round.requested[0].toolCallId);
+    const forkTurn =
+      i === forkAt
+        ? type === "model_input" || type === "metadata"
+        : forkAt !== undefined && i < forkAt && type === "model_input" && (pending !== undefined || open);
     if (forkTurn) {
       if (pending?.kind === "result" && resultPartFor(p, pending.call.toolCallId)) {
-        problem(i, stepAt(i, "type"), `step ${i} is the fork point, so it must be the tool_result of ${pending.call.toolCallId} (tool_call at step ${pending.at}) with the replacement result, but it is a ${asText(type)} whose messages already carry a result for ${pending.call.toolCallId}.`);
+        problem(
+          i,
+          stepAt(i, "type"),
+          `step ${i} is the fork point, so it must be the tool_result of ${shownText(pending.call.toolCallId)} (tool_call at step ${pending.at}) with the replacement result, but it is a ${shownText(type)} whose messages already carry a result for ${shownText(pending.call.toolCallId)}.`,
+        );
       }
       pending = undefined;
       round = undefined;
@@ -177,16 +223,34 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
       case "model_output": {
         if (pending?.kind !== "output") {
           if (pending) missing(i, "model_output");
-          else problem(i, stepAt(i, "type"), `a model_output must directly follow its model_input, but step ${i - 1} is not one.`);
+          else
+            problem(
+              i,
+              stepAt(i, "type"),
+              `a model_output must directly follow its model_input, but step ${i - 1} is not one.`,
+            );
         } else notBefore(maxTime, `its model_input's`);
         pending = undefined;
         const calls = toolCallsOf(p as JsonValue);
         const ids = new Set<string>();
         calls.forEach((c, k) => {
-          const path = p.type === "tool_call" ? fieldPath(i, "payload", "toolCallId") : fieldPath(i, "payload", "calls", k, "toolCallId");
-          if (!isId(c.toolCallId)) problem(i, path, `toolCallId is ${showId(c.toolCallId)}; tool-call ids are Blackbox's call-N (call-0, call-1, ...).`);
-          else if (ids.has(c.toolCallId)) problem(i, path, `${c.toolCallId} appears twice in one model output; each call of a turn has its own id.`);
-          else if (unrequested.has(c.toolCallId)) problem(i, path, `${c.toolCallId} is already the id of the tool round at step ${unrequested.get(c.toolCallId)}, which no model output asked for; a model's new calls get new ids.`);
+          const path =
+            p.type === "tool_call"
+              ? fieldPath(i, "payload", "toolCallId")
+              : fieldPath(i, "payload", "calls", k, "toolCallId");
+          if (!isId(c.toolCallId)) problem(i, path, notCallN(c.toolCallId));
+          else if (ids.has(c.toolCallId))
+            problem(
+              i,
+              path,
+              `${shownText(c.toolCallId)} appears twice in one model output; each call of a turn has its own id.`,
+            );
+          else if (unrequested.has(c.toolCallId))
+            problem(
+              i,
+              path,
+              `${shownText(c.toolCallId)} is already the id of the tool round at step ${unrequested.get(c.toolCallId)}, which no model output asked for; a model's new calls get new ids.`,
+            );
           ids.add(c.toolCallId);
         });
         round = { output: i, single: p.type === "tool_call", requested: calls, next: 0, seen: new Map() };
@@ -201,23 +265,43 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
         const name = p.toolName;
         const idPath = fieldPath(i, "payload", "toolCallId");
         if (!isId(id)) {
-          problem(i, idPath, `toolCallId is ${showId(id)}; tool-call ids are Blackbox's call-N (call-0, call-1, ...).`);
+          problem(i, idPath, notCallN(id));
           if (typeof id === "string") r.seen.set(id, i);
         } else if (r.seen.has(id)) {
-          problem(i, idPath, `${id} already has a tool round at step ${r.seen.get(id)}; each requested call runs once.`);
+          problem(
+            i,
+            idPath,
+            `${shownText(id)} already has a tool round at step ${r.seen.get(id)}; each requested call runs once.`,
+          );
         } else {
           const k = r.requested.findIndex((c) => c.toolCallId === id);
           if (k >= 0) {
             if (k < r.next) {
-              problem(i, idPath, `${id} comes after a later call of the same round; tool rounds are written in the order the model output at step ${r.output} lists its calls.`);
+              problem(
+                i,
+                idPath,
+                `${shownText(id)} comes after a later call of the same round; tool rounds are written in the order the model output at step ${r.output} lists its calls.`,
+              );
             } else if (name !== r.requested[k]!.toolName) {
-              problem(i, fieldPath(i, "payload", "toolName"), `toolName is ${JSON.stringify(name)}, but the model output at step ${r.output} asked ${id} for ${JSON.stringify(r.requested[k]!.toolName)}.`);
+              problem(
+                i,
+                fieldPath(i, "payload", "toolName"),
+                `toolName is ${quoted(name)}, but the model output at step ${r.output} asked ${shownText(id)} for ${quoted(r.requested[k]!.toolName)}.`,
+              );
             }
             r.next = Math.max(r.next, k + 1);
           } else if (builtIn || r.single) {
-            problem(i, idPath, `no model output asked for ${id}${r.output === null ? "" : ` (step ${r.output} asked for ${r.requested.map((c) => c.toolCallId).join(", ") || "none"})`}; the built-in loop runs only the calls its model asked for.`);
+            problem(
+              i,
+              idPath,
+              `no model output asked for ${shownText(id)}${r.output === null ? "" : ` (step ${r.output} asked for ${clip(r.requested.map((c) => shownText(c.toolCallId)).join(", "), 200) || "none"})`}; the built-in loop runs only the calls its model asked for.`,
+            );
           } else if (callIndex(id) <= maxCall) {
-            problem(i, idPath, `no model output of this turn asked for ${id}, and it is not a new id (call-${maxCall} came before); a wrapped tool the model did not request gets the next unused call-N.`);
+            problem(
+              i,
+              idPath,
+              `no model output of this turn asked for ${shownText(id)}, and it is not a new id (call-${maxCall} came before); a wrapped tool the model did not request gets the next unused call-N.`,
+            );
           } else {
             r.next = r.requested.length; // unrequested calls come after the requested ones
             unrequested.set(id, i);
@@ -233,9 +317,17 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
         if (pending?.kind === "result") {
           const call = pending.call;
           if (id !== call.toolCallId) {
-            problem(i, fieldPath(i, "payload", "toolCallId"), `toolCallId is ${showId(id)}, but the tool_call before it (step ${pending.at}) is ${call.toolCallId}; a tool_result directly follows its own tool_call.`);
+            problem(
+              i,
+              fieldPath(i, "payload", "toolCallId"),
+              `toolCallId is ${showId(id)}, but the tool_call before it (step ${pending.at}) is ${shownText(call.toolCallId)}; a tool_result directly follows its own tool_call.`,
+            );
           } else if (p.toolName !== call.toolName) {
-            problem(i, fieldPath(i, "payload", "toolName"), `toolName is ${JSON.stringify(p.toolName)}, but its tool_call (step ${pending.at}) ran ${JSON.stringify(call.toolName)}.`);
+            problem(
+              i,
+              fieldPath(i, "payload", "toolName"),
+              `toolName is ${quoted(p.toolName)}, but its tool_call (step ${pending.at}) ran ${quoted(call.toolName)}.`,
+            );
           }
           notBefore(pending.timestamp, "its tool_call's");
           pending = undefined;
@@ -247,7 +339,7 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
             i,
             stepAt(i, "type"),
             earlier !== undefined
-              ? `a second tool_result for ${id}: its tool_call (step ${earlier}) was already answered; each tool_call has exactly one tool_result, right after it.`
+              ? `a second tool_result for ${shownText(id)}: its tool_call (step ${earlier}) was already answered; each tool_call has exactly one tool_result, right after it.`
               : `a tool_result for ${showId(id)} without its tool_call right before it; each tool_result directly follows its own tool_call.`,
           );
         }
@@ -271,44 +363,15 @@ export function checkStructure(trace: Obj, steps: readonly unknown[], shared?: S
 
   const last = steps.length - 1;
   const end = steps[last];
-  const endsTerminal = isObj(end) && end.type === "metadata" && isObj(end.payload) && isTerminalPayload(end.payload as JsonValue);
+  const endsTerminal =
+    isObj(end) && end.type === "metadata" && isObj(end.payload) && isTerminalPayload(end.payload as JsonValue);
   if (!endsTerminal) {
-    problem(last, stepAt(last, "type"), `the cassette ends at step ${last} without a terminal metadata step (run_completed or run_failed): it was cut off. Blackbox writes that step for every run it records, failed runs included.`);
+    problem(
+      last,
+      stepAt(last, "type"),
+      `the cassette ends at step ${last} without a terminal metadata step (run_completed or run_failed): it was cut off. Blackbox writes that step for every run it records, failed runs included.`,
+    );
   }
   out.sort((a, b) => (a.stepIndex ?? -1) - (b.stepIndex ?? -1));
   return out;
-}
-
-/** A model_input payload's messages hold a tool_result part for `id`. */
-function resultPartFor(p: Obj, id: string): boolean {
-  const messages = Array.isArray(p.messages) ? p.messages : [];
-  return messages.some((m) => isObj(m) && Array.isArray(m.content) && m.content.some((part) => isObj(part) && part.type === "tool_result" && part.toolCallId === id));
-}
-
-/** toolCallIds in a model_input's message parts are call-N too (a shared message looked at once, reported wherever it stands). */
-function checkMessageIds(
-  p: Obj,
-  i: number,
-  problem: (i: number, path: string, message: string) => void,
-  memo: Map<object, Array<[number, unknown]>> | undefined,
-  shared: SharedValues | undefined,
-): void {
-  const messages = p.messages;
-  if (!Array.isArray(messages)) return;
-  messages.forEach((m, j) => {
-    if (!isObj(m) || !Array.isArray(m.content)) return;
-    let bad = memo && shared!.has(m) ? memo.get(m) : undefined;
-    if (!bad) {
-      bad = [];
-      const content = m.content;
-      for (let k = 0; k < content.length; k++) {
-        const part = content[k];
-        if (isObj(part) && (part.type === "tool_use" || part.type === "tool_result") && !isId(part.toolCallId)) bad.push([k, part.toolCallId]);
-      }
-      if (memo && shared!.has(m)) memo.set(m, bad);
-    }
-    for (const [k, id] of bad) {
-      problem(i, fieldPath(i, "payload", "messages", j, "content", k, "toolCallId"), `toolCallId is ${showId(id)}; tool-call ids are Blackbox's call-N (call-0, call-1, ...).`);
-    }
-  });
 }

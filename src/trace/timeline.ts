@@ -16,7 +16,10 @@ export interface TimelineOptions {
   columns?: number;
 }
 
-/** `text` cut so that `used` columns plus it fit in `columns` (left whole when it cannot be cut usefully); a CJK character or an emoji takes two. */
+/**
+ * `text` cut so that `used` columns plus it fit in `columns` (left whole when it cannot be cut usefully); a
+ * CJK character or an emoji takes two.
+ */
 function fit(text: string, used: number, columns: number | undefined): string {
   if (columns === undefined) return text;
   const room = columns - used;
@@ -30,7 +33,7 @@ function painter(color: boolean): Paint {
 }
 
 function preview(value: unknown, width: number): string {
-  const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? "undefined";
+  const text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? "undefined");
   return clip(printable(text.replace(/\s+/g, " ")), width);
 }
 
@@ -48,7 +51,10 @@ function describe(step: TraceStep, width: number): string {
   const p = step.payload as Record<string, unknown>;
   switch (step.type) {
     case "model_input": {
-      const parts = [plural(Array.isArray(p.messages) ? p.messages.length : 0, "message"), plural(Array.isArray(p.tools) ? p.tools.length : 0, "tool")];
+      const parts = [
+        plural(Array.isArray(p.messages) ? p.messages.length : 0, "message"),
+        plural(Array.isArray(p.tools) ? p.tools.length : 0, "tool"),
+      ];
       if (typeof p.model === "string") parts.push(`model ${p.model}`);
       return parts.join(", ");
     }
@@ -74,7 +80,6 @@ function describe(step: TraceStep, width: number): string {
   }
 }
 
-
 /** Time since the first step: +250ms, +1.5s, +2m03s, +34h17m (- when the clock went back). */
 function elapsed(ms: number): string {
   const sign = ms < 0 ? "-" : "+";
@@ -94,19 +99,44 @@ export interface TimelineRow {
   nested: boolean;
   /** True at the step where a forked run diverges from its parent. */
   forkPoint: boolean;
+  /** Milliseconds since the first step, within the run: a fork's gap between its parent's recording and the fork is left out. */
+  elapsedMs: number;
   /** One line saying what the step holds. */
   text: string;
+}
+
+/**
+ * Each step's time within the run. A fork child keeps its parent's steps up to the fork
+ * point with their timestamps and makes the rest later (minutes or days): the step after
+ * the fork point is counted from the fork point, so the time column says what the run
+ * did, not when it was forked.
+ */
+export function runTimes(trace: Trace): number[] {
+  const t0 = trace.steps[0]?.timestamp ?? trace.createdAt;
+  const forkAt = forkIndexOf(trace);
+  const resumed = forkAt === undefined ? undefined : trace.steps[forkAt + 1];
+  const gap = resumed !== undefined ? resumed.timestamp - trace.steps[forkAt!]!.timestamp : 0;
+  return trace.steps.map((step, i) => step.timestamp - t0 - (forkAt !== undefined && i > forkAt ? gap : 0));
 }
 
 /** The timeline as data: one row a step (what `show --json` prints). */
 export function timelineRows(trace: Trace, width = 60): TimelineRow[] {
   const forkAt = forkIndexOf(trace);
+  const times = runTimes(trace);
   let inToolRound = false;
-  return trace.steps.map((step) => {
+  return trace.steps.map((step, i) => {
     if (step.type === "model_output") inToolRound = toolCallsOf(step.payload).length > 0;
     else if (step.type !== "tool_call" && step.type !== "tool_result") inToolRound = false;
     const nested = inToolRound && (step.type === "tool_call" || step.type === "tool_result");
-    return { index: step.index, type: step.type, timestamp: step.timestamp, nested, forkPoint: step.index === forkAt, text: printable(describe(step, width)) };
+    return {
+      index: step.index,
+      type: step.type,
+      timestamp: step.timestamp,
+      nested,
+      forkPoint: step.index === forkAt,
+      elapsedMs: times[i]!,
+      text: printable(describe(step, width)),
+    };
   });
 }
 
@@ -116,25 +146,39 @@ export function formatTimeline(trace: Trace, options: TimelineOptions): string {
   const lines: string[] = [];
   const cols = options.columns;
   const runId = fit(`run ${printable(trace.id)}`, 0, cols);
-  lines.push(`${paint("1", runId)}${fit(`  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`, columnsOf(runId), cols)}`);
+  lines.push(
+    `${paint("1", runId)}${fit(`  ${plural(trace.steps.length, "step")}, created ${createdText(trace.createdAt)}`, columnsOf(runId), cols)}`,
+  );
   if (trace.parentId !== undefined) {
-    lines.push(paint("35", fit(printable(`forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`), 0, cols)));
+    lines.push(
+      paint(
+        "35",
+        fit(
+          printable(
+            `forked from ${trace.parentId}${trace.forkedFromStepId !== undefined ? ` at ${trace.forkedFromStepId}` : ""}`,
+          ),
+          0,
+          cols,
+        ),
+      ),
+    );
   }
-  const t0 = trace.steps[0]?.timestamp ?? trace.createdAt;
   const indexWidth = String(Math.max(0, trace.steps.length - 1)).length;
   for (const row of timelineRows(trace, width)) {
     const typeColor = row.type === "metadata" ? "33" : row.type.startsWith("model") ? "36" : "32";
     const type = paint(typeColor, (row.nested ? `  ${row.type}` : row.type).padEnd(14));
     const idx = paint("2", String(row.index).padStart(indexWidth));
-    const time = paint("2", elapsed(row.timestamp - t0).padStart(8));
+    const time = paint("2", elapsed(row.elapsedMs).padStart(8));
     const fork = row.forkPoint ? `  ${paint("35;1", "<- fork point")}` : "";
     // visible width of "  <index> <time>  <type> " and of the fork marker
     const used = 2 + indexWidth + 1 + 8 + 2 + 14 + 1 + (row.forkPoint ? 15 : 0);
     lines.push(`  ${idx} ${time}  ${type} ${fit(row.text, used, cols)}${fork}`);
   }
   const outcome = outcomeOf(trace);
-  if (outcome.status === "success") lines.push(`${paint("32;1", "outcome: success")} ${fit(preview(outcome.result, width), 17, cols)}`);
-  else if (outcome.status === "error") lines.push(`${paint("31;1", "outcome: error")} ${fit(printable(outcome.error ?? ""), 15, cols)}`);
+  if (outcome.status === "success")
+    lines.push(`${paint("32;1", "outcome: success")} ${fit(preview(outcome.result, width), 17, cols)}`);
+  else if (outcome.status === "error")
+    lines.push(`${paint("31;1", "outcome: error")} ${fit(printable(outcome.error ?? ""), 15, cols)}`);
   else lines.push(paint("33;1", "outcome: none (the run has no terminal step)"));
   return `${lines.join("\n")}\n`;
 }

@@ -2,13 +2,7 @@
  * The cassette format v2 (../shared/spec/trace-format.md). Plain data only.
  */
 
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export type JsonObject = { [key: string]: JsonValue };
 
@@ -76,12 +70,16 @@ export type MessagePart = TextPart | ToolUsePart | ToolResultPart;
 export interface Message {
   role: "user" | "assistant";
   content: string | MessagePart[];
+  /** The speaker's name the request gave the message (OpenAI `name`), compared in strict replay. */
+  name?: string;
 }
 
 export interface ToolDefinition {
   name: string;
   description?: string;
   inputSchema: JsonValue;
+  /** The provider enforces the schema on the model's arguments (OpenAI's `strict`), when the request said. */
+  strict?: boolean;
 }
 
 /**
@@ -143,8 +141,7 @@ export interface ToolCallPayload {
   toolInput: JsonValue;
 }
 export type ToolResultPayload =
-  | { toolCallId: string; toolName: string; result: JsonValue }
-  | { toolCallId: string; toolName: string; error: string };
+  { toolCallId: string; toolName: string; result: JsonValue } | { toolCallId: string; toolName: string; error: string };
 
 export interface RunCompletedPayload {
   event: "run_completed";
@@ -159,3 +156,6 @@ export type RunFailedPayload =
   | { event: "run_failed"; status: "error"; reason: "unknown_tool"; toolName: string };
 export type TerminalPayload = RunCompletedPayload | RunFailedPayload;
 export type RunFailedReason = RunFailedPayload["reason"];
+
+/** The objects that stand at more than one place of a trace after shareRecordedHistory (src/trace/share.ts). */
+export type SharedValues = ReadonlySet<object>;

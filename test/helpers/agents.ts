@@ -4,7 +4,14 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, type FakeContent, type FakeReply } from "./fakeProvider.js";
+import {
+  anthropicMessage,
+  anthropicSSE,
+  openaiCompletion,
+  openaiSSE,
+  type FakeContent,
+  type FakeReply,
+} from "./fakeProvider.js";
 
 export type ToolFns = Record<string, (input: any) => Promise<unknown>>;
 
@@ -26,9 +33,20 @@ const schema = { type: "object", properties: { city: { type: "string" } }, requi
 
 export async function anthropicAgent(client: Anthropic, tools: ToolFns, o: AgentOptions): Promise<string> {
   const messages: Anthropic.MessageParam[] = [{ role: "user", content: o.task }];
-  const defs = Object.keys(tools).map((name) => ({ name, description: o.toolDescription ?? `The ${name} tool`, input_schema: schema as Anthropic.Tool.InputSchema }));
+  const defs = Object.keys(tools).map((name) => ({
+    name,
+    description: o.toolDescription ?? `The ${name} tool`,
+    input_schema: schema as Anthropic.Tool.InputSchema,
+  }));
   for (let turn = 0; turn < (o.maxTurns ?? 8); turn++) {
-    const params = { model: o.model ?? "claude-sonnet-4-6", max_tokens: 1024, system: o.system ?? "You are a travel agent.", tools: defs, messages, ...o.extra };
+    const params = {
+      model: o.model ?? "claude-sonnet-4-6",
+      max_tokens: 1024,
+      system: o.system ?? "You are a travel agent.",
+      tools: defs,
+      messages,
+      ...o.extra,
+    };
     const res = o.stream
       ? await client.messages.stream(params as Anthropic.MessageStreamParams).finalMessage()
       : ((await client.messages.create(params as Anthropic.MessageCreateParamsNonStreaming)) as Anthropic.Message);
@@ -63,7 +81,9 @@ export async function openaiAgent(client: OpenAI, tools: ToolFns, o: AgentOption
     const params = { model: o.model ?? "gpt-4.1", max_completion_tokens: 1024, tools: defs, messages, ...o.extra };
     const res = o.stream
       ? await client.chat.completions.stream(params as OpenAI.ChatCompletionCreateParamsStreaming).finalChatCompletion()
-      : ((await client.chat.completions.create(params as OpenAI.ChatCompletionCreateParamsNonStreaming)) as OpenAI.ChatCompletion);
+      : ((await client.chat.completions.create(
+          params as OpenAI.ChatCompletionCreateParamsNonStreaming,
+        )) as OpenAI.ChatCompletion);
     const msg = res.choices[0]!.message;
     if (msg.refusal) return `REFUSED: ${msg.refusal}`;
     messages.push({ role: "assistant", content: msg.content, tool_calls: msg.tool_calls });
@@ -85,7 +105,8 @@ export async function openaiAgent(client: OpenAI, tools: ToolFns, o: AgentOption
 
 export interface Kit {
   name: "anthropic" | "openai";
-  client(fetch: typeof globalThis.fetch, baseURL: string, apiKey?: string): any;
+  /** `fetch` undefined: the SDK's own (the register hook's interception is what sees its calls). */
+  client(fetch: typeof globalThis.fetch | undefined, baseURL: string, apiKey?: string): any;
   run(client: any, tools: ToolFns, o: AgentOptions): Promise<string>;
   reply(c: FakeContent): FakeReply;
   streamReply(c: FakeContent): FakeReply;
@@ -95,7 +116,8 @@ export interface Kit {
 
 export const anthropicKit: Kit = {
   name: "anthropic",
-  client: (fetch, baseURL, apiKey = "sk-ant-test-key-000000000000") => new Anthropic({ apiKey, baseURL, fetch, maxRetries: 2 }),
+  client: (fetch, baseURL, apiKey = "sk-ant-test-key-000000000000") =>
+    new Anthropic({ apiKey, baseURL, fetch, maxRetries: 2 }),
   run: (c, t, o) => anthropicAgent(c, t, o),
   reply: (c) => ({ json: anthropicMessage(c) }),
   streamReply: (c) => ({ sse: anthropicSSE(c), chunkSize: 7 }),
@@ -104,7 +126,8 @@ export const anthropicKit: Kit = {
 
 export const openaiKit: Kit = {
   name: "openai",
-  client: (fetch, baseURL, apiKey = "sk-proj-test-key-000000000000") => new OpenAI({ apiKey, baseURL, fetch, maxRetries: 2 }),
+  client: (fetch, baseURL, apiKey = "sk-proj-test-key-000000000000") =>
+    new OpenAI({ apiKey, baseURL, fetch, maxRetries: 2 }),
   run: (c, t, o) => openaiAgent(c, t, o),
   reply: (c) => ({ json: openaiCompletion(c) }),
   streamReply: (c) => ({ sse: openaiSSE(c), chunkSize: 7 }),

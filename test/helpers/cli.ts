@@ -37,7 +37,11 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     else env[k] = v;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env,
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = "";
     let stderr = "";

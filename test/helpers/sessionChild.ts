@@ -38,7 +38,11 @@ const client = kit.client(bb.fetch, spec.baseURL ?? "https://unreachable.invalid
 let answer: string | undefined;
 let error: string | undefined;
 try {
-  answer = await kit.run(client, bb.tools({ get_weather }), { task: spec.task, extra: spec.extra, stream: spec.stream });
+  answer = await kit.run(client, bb.tools({ get_weather }), {
+    task: spec.task,
+    extra: spec.extra,
+    stream: spec.stream,
+  });
 } catch (err) {
   error = `${isBlackboxError(err) ? "[blackbox-error] " : ""}${(err as Error).message}`;
 }
@@ -56,10 +60,12 @@ if (end === "throw") throw new Error("the agent crashed");
 if (end === "finish-on-SIGTERM") {
   // a server's graceful shutdown: its own handler finishes the session, then exits 0
   process.on("SIGTERM", () => {
-    bb.finish({ result: "shut down" }).then(
-      () => process.stdout.write("finished\n"),
-      (err: Error) => process.stdout.write(`finish: ${err.message}\n`),
-    ).finally(() => process.exit(0));
+    bb.finish({ result: "shut down" })
+      .then(
+        () => process.stdout.write("finished\n"),
+        (err: Error) => process.stdout.write(`finish: ${err.message}\n`),
+      )
+      .finally(() => process.exit(0));
   });
   process.kill(process.pid, "SIGTERM");
   await new Promise((r) => setTimeout(r, 5000));

@@ -34,7 +34,12 @@ const weather = async ({ city }: { city: string }) => {
 };
 const bb = spec.session ? blackbox(spec.session as never) : undefined;
 const get_weather = bb ? bb.tool("get_weather", weather) : weather;
-const client = new Anthropic({ apiKey: "sk-ant-threads-0000", baseURL: spec.baseURL, maxRetries: 0, ...(bb ? { fetch: bb.fetch } : {}) });
+const client = new Anthropic({
+  apiKey: "sk-ant-threads-0000",
+  baseURL: spec.baseURL,
+  maxRetries: 0,
+  ...(bb ? { fetch: bb.fetch } : {}),
+});
 
 let answer: string | undefined;
 let error: string | undefined;
@@ -45,7 +50,10 @@ try {
     system: spec.system ?? "You plan weekend trips. Be brief.",
     messages: [
       spec.cache
-        ? { role: "user", content: [{ type: "text", text: "Lisbon or Porto this weekend?", cache_control: { type: "ephemeral" } }] }
+        ? {
+            role: "user",
+            content: [{ type: "text", text: "Lisbon or Porto this weekend?", cache_control: { type: "ephemeral" } }],
+          }
         : { role: "user", content: "Lisbon or Porto this weekend?" },
     ],
     tools: [
@@ -54,7 +62,9 @@ try {
         description: "Weekend forecast for a city.",
         inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
         run: spec.direct
-          ? bb ? bb.tool("get_weather", threadsTools.get_weather) : threadsTools.get_weather
+          ? bb
+            ? bb.tool("get_weather", threadsTools.get_weather)
+            : threadsTools.get_weather
           : async (input: unknown) => JSON.stringify(await get_weather(input as { city: string })),
       }),
     ],

@@ -19,11 +19,17 @@ const part = fc.oneof(
   fc.record({ type: fc.constant("tool_result"), toolCallId: callId, toolName: name, result: data }),
   fc.record({ type: fc.constant("tool_result"), toolCallId: callId, toolName: name, error: text }),
 );
-const message = fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.oneof(text, fc.array(part, { maxLength: 3 })) });
+const message = fc.record({
+  role: fc.constantFrom("user", "assistant"),
+  content: fc.oneof(text, fc.array(part, { maxLength: 3 })),
+});
 const modelInput = fc.record(
   {
     messages: fc.array(message, { maxLength: 3 }),
-    tools: fc.array(fc.record({ name, description: text, inputSchema: data }, { requiredKeys: ["name", "inputSchema"] }), { maxLength: 2 }),
+    tools: fc.array(
+      fc.record({ name, description: text, inputSchema: data }, { requiredKeys: ["name", "inputSchema"] }),
+      { maxLength: 2 },
+    ),
     systemPrompt: text,
     model: fc.constantFrom("claude-sonnet-4-5", "gpt-4o"),
     params: fc.record({ temperature: fc.double({ min: 0, max: 2, noNaN: true }), maxTokens: fc.nat() }),
@@ -34,7 +40,9 @@ const toolCall = fc.record({ toolCallId: callId, toolName: name, toolInput: data
 const withoutUndefined = <T extends object>(o: T): T => JSON.parse(JSON.stringify(o)) as T;
 const modelOutput = fc.oneof(
   toolCall.map((c) => ({ type: "tool_call", ...c })),
-  fc.record({ calls: fc.array(toolCall, { maxLength: 3 }), text, stop }).map((o) => withoutUndefined({ type: "tool_calls", ...o })),
+  fc
+    .record({ calls: fc.array(toolCall, { maxLength: 3 }), text, stop })
+    .map((o) => withoutUndefined({ type: "tool_calls", ...o })),
   fc.record({ text, stop }).map((o) => withoutUndefined({ type: "final_answer", ...o })),
 );
 const toolResult = fc.oneof(
@@ -43,11 +51,37 @@ const toolResult = fc.oneof(
 );
 const metadata = fc.oneof(
   fc.record({ event: fc.constant("run_completed"), status: fc.constant("success"), result: data }),
-  fc.record({ event: fc.constant("run_failed"), status: fc.constant("error"), reason: fc.constant("agent_error"), message: text }),
-  fc.record({ event: fc.constant("run_failed"), status: fc.constant("error"), reason: fc.constant("process_exit"), exitCode: fc.integer({ min: -1, max: 255 }) }),
-  fc.record({ event: fc.constant("run_failed"), status: fc.constant("error"), reason: fc.constant("calls_in_flight"), exitCode: fc.integer({ min: -1, max: 255 }), inFlight: fc.nat({ max: 5 }) }),
-  fc.record({ event: fc.constant("run_failed"), status: fc.constant("error"), reason: fc.constant("max_steps_exceeded"), maxSteps: fc.nat() }),
-  fc.record({ event: fc.constant("run_failed"), status: fc.constant("error"), reason: fc.constant("unknown_tool"), toolName: name }),
+  fc.record({
+    event: fc.constant("run_failed"),
+    status: fc.constant("error"),
+    reason: fc.constant("agent_error"),
+    message: text,
+  }),
+  fc.record({
+    event: fc.constant("run_failed"),
+    status: fc.constant("error"),
+    reason: fc.constant("process_exit"),
+    exitCode: fc.integer({ min: -1, max: 255 }),
+  }),
+  fc.record({
+    event: fc.constant("run_failed"),
+    status: fc.constant("error"),
+    reason: fc.constant("calls_in_flight"),
+    exitCode: fc.integer({ min: -1, max: 255 }),
+    inFlight: fc.nat({ max: 5 }),
+  }),
+  fc.record({
+    event: fc.constant("run_failed"),
+    status: fc.constant("error"),
+    reason: fc.constant("max_steps_exceeded"),
+    maxSteps: fc.nat(),
+  }),
+  fc.record({
+    event: fc.constant("run_failed"),
+    status: fc.constant("error"),
+    reason: fc.constant("unknown_tool"),
+    toolName: name,
+  }),
   fc.record({ event: fc.constant("session_started"), mode: fc.constantFrom("record", "replay") }),
 );
 const terminal = metadata.filter((m) => m.event !== "session_started");
@@ -92,7 +126,8 @@ export const traceArb: fc.Arbitrary<Trace> = fc
       if (o.type === "tool_call") o.toolCallId = `call-${next++}`;
       if (o.type === "tool_calls") for (const c of o.calls) c.toolCallId = `call-${next++}`;
       add("model_output", o);
-      const calls: Array<{ toolCallId: string; toolName: string; toolInput: unknown }> = o.type === "tool_call" ? [o as any] : o.type === "tool_calls" ? o.calls : [];
+      const calls: Array<{ toolCallId: string; toolName: string; toolInput: unknown }> =
+        o.type === "tool_call" ? [o as any] : o.type === "tool_calls" ? o.calls : [];
       calls.forEach((c, k) => {
         if (o.type === "tool_calls" && !ran[k]) return;
         add("tool_call", { toolCallId: c.toolCallId, toolName: c.toolName, toolInput: c.toolInput });
@@ -117,20 +152,54 @@ export function nodePaths(v: unknown, path: (string | number)[] = []): (string |
 export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
   fc.constantFrom<unknown>(
-    undefined, null, NaN, Infinity, -Infinity, -0, 1.5, -1, 2 ** 53, "", "x", true, [], {}, [undefined], { a: undefined },
-    "text", "tool_use", "tool_result", "user", "assistant", "run_completed", "run_failed", "success", "error",
-    "length", "refusal", "model_input", "metadata", "0".repeat(64), "g".repeat(64),
+    undefined,
+    null,
+    NaN,
+    Infinity,
+    -Infinity,
+    -0,
+    1.5,
+    -1,
+    2 ** 53,
+    "",
+    "x",
+    true,
+    [],
+    {},
+    [undefined],
+    { a: undefined },
+    "text",
+    "tool_use",
+    "tool_result",
+    "user",
+    "assistant",
+    "run_completed",
+    "run_failed",
+    "success",
+    "error",
+    "length",
+    "refusal",
+    "model_input",
+    "metadata",
+    "0".repeat(64),
+    "g".repeat(64),
   ),
   fc.constant(null).map(() => Object.create(null) as unknown),
   fc.constant(null).map(() => new Date(0) as unknown),
 );
 
-export type Mutation = { kind: "set"; value: unknown } | { kind: "delete" } | { kind: "add"; key: string; value: unknown };
+export type Mutation =
+  { kind: "set"; value: unknown } | { kind: "delete" } | { kind: "add"; key: string; value: unknown };
 
 export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   oddValue.map((value) => ({ kind: "set" as const, value })),
   fc.constant({ kind: "delete" as const }),
-  fc.record({ key: fc.constantFrom("result", "error", "extra", "__proto__", "stop", "description", "params", "text"), value: oddValue }).map((m) => ({ kind: "add" as const, ...m })),
+  fc
+    .record({
+      key: fc.constantFrom("result", "error", "extra", "__proto__", "stop", "description", "params", "text"),
+      value: oddValue,
+    })
+    .map((m) => ({ kind: "add" as const, ...m })),
 );
 
 /** Applies one mutation at `path` (the root is replaced by "set" only). */

@@ -14,8 +14,17 @@ const fx = useFakeProvider("bb-defined-tools-");
 
 /** A coding agent's loop with the text editor tool; the tool is wrapped, so replay never touches the "file". */
 async function editorAgent(mode: "record" | "replay", file: string, editor = "text_editor_20250728") {
-  const bb = blackbox(mode === "record" ? { mode, out: file, providers: { anthropic: [fx.fake.url] } } : { mode, cassette: file, providers: { anthropic: [fx.fake.url] } });
-  const client = new Anthropic({ apiKey: "sk-ant-defined-0000", baseURL: fx.fake.anthropicUrl, maxRetries: 0, fetch: bb.fetch });
+  const bb = blackbox(
+    mode === "record"
+      ? { mode, out: file, providers: { anthropic: [fx.fake.url] } }
+      : { mode, cassette: file, providers: { anthropic: [fx.fake.url] } },
+  );
+  const client = new Anthropic({
+    apiKey: "sk-ant-defined-0000",
+    baseURL: fx.fake.anthropicUrl,
+    maxRetries: 0,
+    fetch: bb.fetch,
+  });
   let edits = 0;
   const edit = bb.tool("str_replace_based_edit_tool", async (input: { command: string; path: string }) => {
     edits++;
@@ -33,7 +42,12 @@ async function editorAgent(mode: "record" | "replay", file: string, editor = "te
         return { answer: reply.content.map((b) => (b.type === "text" ? b.text : "")).join(""), edits };
       }
       const results: Anthropic.ToolResultBlockParam[] = [];
-      for (const u of uses) results.push({ type: "tool_result", tool_use_id: u.id, content: await edit(u.input as { command: string; path: string }) });
+      for (const u of uses)
+        results.push({
+          type: "tool_result",
+          tool_use_id: u.id,
+          content: await edit(u.input as { command: string; path: string }),
+        });
       messages.push({ role: "user", content: results });
     }
   } catch (err) {
@@ -47,13 +61,22 @@ describe("the text editor tool", () => {
 
   test("recorded with its type as the schema, and replayed offline without running", async () => {
     fx.fake.enqueue(
-      { json: anthropicMessage({ toolCalls: [{ name: "str_replace_based_edit_tool", input: { command: "view", path: "README.md" } }] }) },
+      {
+        json: anthropicMessage({
+          toolCalls: [{ name: "str_replace_based_edit_tool", input: { command: "view", path: "README.md" } }],
+        }),
+      },
       { json: anthropicMessage({ text: "Fixed." }) },
     );
     expect(await editorAgent("record", file())).toEqual({ answer: "Fixed.", edits: 1 });
     const trace = await loadTrace(file());
     const input = trace.steps.find((s) => s.type === "model_input")!.payload as { tools: unknown[] };
-    expect(input.tools).toEqual([{ name: "str_replace_based_edit_tool", inputSchema: { anthropicDefined: "text_editor_20250728", max_characters: 10000 } }]);
+    expect(input.tools).toEqual([
+      {
+        name: "str_replace_based_edit_tool",
+        inputSchema: { anthropicDefined: "text_editor_20250728", max_characters: 10000 },
+      },
+    ]);
     const sent = fx.fake.requests.length;
     expect(await editorAgent("replay", file())).toEqual({ answer: "Fixed.", edits: 0 });
     expect(fx.fake.requests.length).toBe(sent);

@@ -42,5 +42,10 @@ console.log(JSON.stringify({ mine: verifyTrace(trace).ok, fixture: verifyTrace(f
   });
   const r = await runProcess(process.execPath, [bundle], { cwd: dir });
   expect(r.stderr).toBe("");
-  expect(JSON.parse(r.stdout)).toEqual({ mine: true, fixture: true, differs: true, steps: ["tool_call", "tool_result", "metadata"] });
+  expect(JSON.parse(r.stdout)).toEqual({
+    mine: true,
+    fixture: true,
+    differs: true,
+    steps: ["tool_call", "tool_result", "metadata"],
+  });
 });

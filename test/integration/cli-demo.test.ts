@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadTrace } from "../../src/edges/store.js";
+import { loadTrace } from "../../src/store/index.js";
 import { ROOT, runProcess, type ChildResult } from "../helpers/child.js";
 
 const BIN = join(ROOT, "bin", "blackbox.mjs");
@@ -29,11 +29,14 @@ describe("blackbox demo (offline)", () => {
   it("exits 0 and prints each phase, the fork point and what to try next", () => {
     expect(demo.stderr).toBe("");
     expect(demo.code).toBe(0);
-    for (const phase of ["1. Record", "2. Replay", "3. Fork", "4. Diff", "Try next"]) expect(demo.stdout).toContain(phase);
+    for (const phase of ["1. Record", "2. Replay", "3. Fork", "4. Diff", "Try next"])
+      expect(demo.stdout).toContain(phase);
     expect(demo.stdout).toContain("wrote out/trip.json");
     expect(demo.stdout).toContain("replayed: 11 steps reproduced from the cassette alone");
     expect(demo.stdout).toContain("<- fork point");
-    expect(demo.stdout).toContain('first divergence at step 3 (tool_result) payload.result.forecast: "sunny" -> "rain"');
+    expect(demo.stdout).toContain(
+      'first divergence at step 3 (tool_result) payload.result.forecast: "sunny" -> "rain"',
+    );
     expect(demo.stdout).toMatch(/so stay outdoors: Tram 28/);
     expect(demo.stdout).toMatch(/so plan indoors and take an umbrella/);
     expect(demo.stdout).toContain("blackbox verify out/trip.json out/trip-rain.json");

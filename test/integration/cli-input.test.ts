@@ -25,25 +25,39 @@ describe("a path that is not a regular file", () => {
   it("a named pipe nothing writes to: each command ends at once with what to do (no hang)", async () => {
     const fifo = join(tmp, "pipe.json");
     execFileSync("mkfifo", [fifo]);
-    for (const args of [["verify", fifo], ["show", fifo], ["diff", F("basic.json"), fifo]]) {
+    for (const args of [
+      ["verify", fifo],
+      ["show", fifo],
+      ["diff", F("basic.json"), fifo],
+    ]) {
       const r = await runCli(args, { timeoutMs: 8_000 });
       noStack(r);
-      expect(r.code, `blackbox ${args.join(" ")}`).toBe(args[0] === "diff" ? 2 : 1);
-      expect(r.stdout + r.stderr).toContain(`cassette ${fifo} is a named pipe and nothing was written to it. Pass the path of a cassette .json file, or write the cassette into the pipe.`);
+      // verify's verdict on what it read (1); show and diff cannot read it (2)
+      expect(r.code, `blackbox ${args.join(" ")}`).toBe(args[0] === "verify" ? 1 : 2);
+      expect(r.stdout + r.stderr).toContain(
+        `cassette ${fifo} is a named pipe and nothing was written to it. Pass the path of a cassette .json file, or write the cassette into the pipe.`,
+      );
     }
   });
 
   it("a device (/dev/zero never ends): refused at once instead of read until memory runs out", async () => {
-    for (const args of [["verify", "/dev/zero"], ["show", "/dev/zero"]]) {
+    for (const args of [
+      ["verify", "/dev/zero"],
+      ["show", "/dev/zero"],
+    ]) {
       const r = await runCli(args, { timeoutMs: 8_000 });
       noStack(r);
-      expect(r.code).toBe(1);
-      expect(r.stdout + r.stderr).toContain("cassette /dev/zero is not a regular file (a character device). Pass the path of a cassette .json file.");
+      expect(r.code).toBe(2); // a file that cannot be read: a usage error, on stderr
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain("cassette /dev/zero is not a regular file (a character device); pass the path of a");
     }
   });
 
   it("process substitution (a pipe with a writer) still works: diff <(git show ...) run.json", async () => {
-    const r = await runProcess("bash", ["-c", `node bin/blackbox.mjs diff <(cat ${F("basic.json")}) ${F("fork-child.json")}; echo "status=$?" >&2`]);
+    const r = await runProcess("bash", [
+      "-c",
+      `node bin/blackbox.mjs diff <(cat ${F("basic.json")}) ${F("fork-child.json")}; echo "status=$?" >&2`,
+    ]);
     expect(r.stdout).toContain("differ: first divergence at step 3 (tool_result)");
     expect(r.stderr.trim().split("\n").at(-1)).toBe("status=1");
   });
@@ -73,12 +87,18 @@ describe("- reads the cassette from stdin", () => {
   it("nothing on stdin: one clear message", async () => {
     const r = await runCli(["show", "-"], { input: "" });
     noStack(r);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe("blackbox: cassette (stdin) is not valid JSON (it is empty). Pipe a cassette in, e.g. git show HEAD:run.json | blackbox show -\n");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "blackbox: cassette (stdin) is not valid JSON (it is empty). Pipe a cassette in, e.g. git show HEAD:run.json | blackbox show -\n" +
+        "usage: blackbox show [options] <cassette>  (blackbox show --help: every option)\n",
+    );
   });
 
   it("- twice is a usage error (stdin can be read once)", async () => {
-    for (const args of [["diff", "-", "-"], ["verify", "-", F("basic.json"), "-"]]) {
+    for (const args of [
+      ["diff", "-", "-"],
+      ["verify", "-", F("basic.json"), "-"],
+    ]) {
       const r = await runCli(args, { input: basic });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("error: - (stdin) can be given only once; save one of the cassettes to a file");
@@ -103,8 +123,11 @@ describe("text encodings", () => {
     writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(basicText, "utf16le")]));
     const r = await runCli(["show", file]);
     noStack(r);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`blackbox: cassette ${file} is UTF-16 text; cassettes are UTF-8. Convert it (e.g. iconv -f UTF-16 -t UTF-8 ${file} > run.json) or restore it from version control.\n`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `blackbox: cassette ${file} is UTF-16 text; cassettes are UTF-8. Convert it (e.g. iconv -f UTF-16 -t UTF-8 ${file} > run.json) or restore it from version control.\n` +
+        "usage: blackbox show [options] <cassette>  (blackbox show --help: every option)\n",
+    );
   });
 
   it("a byte that is not UTF-8 is named with its line and column, not blamed on the hash chain", async () => {
@@ -138,7 +161,9 @@ describe("fork without a command on a cassette that fails verify", () => {
     const r = await runCli(["fork", edited, "--at", "3", "--set", '"rain"', "-o", out]);
     noStack(r);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`blackbox: ${edited} fails verify, so it cannot be replayed or forked:\n  step 2 steps[2].hash: hash does not match`);
+    expect(r.stderr).toContain(
+      `blackbox: ${edited} fails verify, so it cannot be replayed or forked:\n  step 2 steps[2].hash: hash does not match`,
+    );
     expect(r.stdout).toBe("");
     expect(existsSync(out)).toBe(false);
   });
@@ -162,7 +187,9 @@ describe("options that only apply to a command, given without one", () => {
     }
     const r = await runCli(["replay", trip, "--match", "sequence"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("error: --match applies when replaying a command (after --); without one, the built-in demo agent is replayed from the cassette alone. Drop --match, or add -- <command>");
+    expect(r.stderr).toContain(
+      "error: --match applies when replaying a command (after --); without one, the built-in demo agent is replayed from the cassette alone. Drop --match, or add -- <command>",
+    );
   });
 });
 
@@ -176,6 +203,10 @@ describe("fork --set @file", () => {
     const r = await runCli(["fork", join(demoDir, "trip.json"), "--at", "3", "--set", `@${set}`, "-o", out]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(JSON.parse(readFileSync(out, "utf8")).steps[3].payload.result).toEqual({ city: "Lisbon", forecast: "rain", tempC: 14 });
+    expect(JSON.parse(readFileSync(out, "utf8")).steps[3].payload.result).toEqual({
+      city: "Lisbon",
+      forecast: "rain",
+      tempC: 14,
+    });
   });
 });

@@ -2,7 +2,12 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, startFakeProvider, type FakeProvider,
+  anthropicMessage,
+  anthropicSSE,
+  openaiCompletion,
+  openaiSSE,
+  startFakeProvider,
+  type FakeProvider,
 } from "../helpers/fakeProvider.js";
 
 let fake: FakeProvider;
@@ -16,9 +21,15 @@ const openai = () => new OpenAI({ apiKey: "sk-test", baseURL: fake.openaiUrl, ma
 
 describe("fake provider", () => {
   it("answers the Anthropic SDK with a queued JSON reply and records the request", async () => {
-    fake.enqueue({ json: anthropicMessage({ text: "Hello", toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) });
+    fake.enqueue({
+      json: anthropicMessage({ text: "Hello", toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }),
+    });
     const before = fake.requests.length;
-    const msg = await anthropic().messages.create({ model: "claude-x", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
+    const msg = await anthropic().messages.create({
+      model: "claude-x",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "hi" }],
+    });
     expect(msg.id).toMatch(/^msg_/);
     expect(msg.stop_reason).toBe("tool_use");
     expect(msg.content[1]).toMatchObject({ type: "tool_use", name: "get_weather", input: { city: "Lisbon" } });
@@ -29,17 +40,39 @@ describe("fake provider", () => {
   });
 
   it("answers the OpenAI SDK with a queued JSON reply", async () => {
-    fake.enqueue({ json: openaiCompletion({ toolCalls: [{ name: "a", input: { q: 1 } }, { name: "b", input: {} }] }) });
+    fake.enqueue({
+      json: openaiCompletion({
+        toolCalls: [
+          { name: "a", input: { q: 1 } },
+          { name: "b", input: {} },
+        ],
+      }),
+    });
     const r = await openai().chat.completions.create({ model: "gpt-x", messages: [{ role: "user", content: "hi" }] });
     expect(r.id).toMatch(/^chatcmpl-/);
     expect(r.choices[0]!.finish_reason).toBe("tool_calls");
-    expect(r.choices[0]!.message.tool_calls?.map((t) => (t.type === "function" ? t.function.arguments : ""))).toEqual(['{"q":1}', "{}"]);
+    expect(r.choices[0]!.message.tool_calls?.map((t) => (t.type === "function" ? t.function.arguments : ""))).toEqual([
+      '{"q":1}',
+      "{}",
+    ]);
     expect(fake.requests.at(-1)!.path).toBe("/v1/chat/completions");
   });
 
   it("streams an Anthropic reply in small chunks (split inside UTF-8 and JSON) that the SDK reassembles", async () => {
-    fake.enqueue({ sse: anthropicSSE({ text: "Olá — ☀️ sunny", toolCalls: [{ name: "get_weather", input: { city: "Lisboa ção" } }] }), chunkSize: 3, delayMs: 0 });
-    const stream = await anthropic().messages.create({ model: "claude-x", max_tokens: 10, stream: true, messages: [{ role: "user", content: "hi" }] });
+    fake.enqueue({
+      sse: anthropicSSE({
+        text: "Olá — ☀️ sunny",
+        toolCalls: [{ name: "get_weather", input: { city: "Lisboa ção" } }],
+      }),
+      chunkSize: 3,
+      delayMs: 0,
+    });
+    const stream = await anthropic().messages.create({
+      model: "claude-x",
+      max_tokens: 10,
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    });
     let text = "";
     let json = "";
     let stop: string | null = null;
@@ -55,14 +88,24 @@ describe("fake provider", () => {
 
   it("streams an Anthropic reply that messages.stream() turns into the final message", async () => {
     fake.enqueue({ sse: anthropicSSE({ text: "Hi there" }), chunkSize: 5 });
-    const final = await anthropic().messages.stream({ model: "claude-x", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    const final = await anthropic()
+      .messages.stream({ model: "claude-x", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+      .finalMessage();
     expect(final.content).toMatchObject([{ type: "text", text: "Hi there" }]);
     expect(final.stop_reason).toBe("end_turn");
   });
 
   it("streams an OpenAI reply with tool calls and a final usage chunk", async () => {
-    fake.enqueue({ sse: openaiSSE({ text: "Über ✓", toolCalls: [{ name: "get_weather", input: { city: "Zürich" } }] }), chunkSize: 4, delayMs: 1 });
-    const stream = await openai().chat.completions.create({ model: "gpt-x", stream: true, messages: [{ role: "user", content: "hi" }] });
+    fake.enqueue({
+      sse: openaiSSE({ text: "Über ✓", toolCalls: [{ name: "get_weather", input: { city: "Zürich" } }] }),
+      chunkSize: 4,
+      delayMs: 1,
+    });
+    const stream = await openai().chat.completions.create({
+      model: "gpt-x",
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    });
     let text = "";
     let args = "";
     let finish: string | null = null;
@@ -80,13 +123,16 @@ describe("fake provider", () => {
 
   it("an OpenAI streamed refusal reaches the SDK's stream helper", async () => {
     fake.enqueue({ sse: openaiSSE({ refusal: "I can't help with that." }) });
-    const done = await openai().chat.completions.stream({ model: "gpt-x", messages: [{ role: "user", content: "hi" }] }).finalChatCompletion();
+    const done = await openai()
+      .chat.completions.stream({ model: "gpt-x", messages: [{ role: "user", content: "hi" }] })
+      .finalChatCompletion();
     expect(done.choices[0]!.message.refusal).toBe("I can't help with that.");
   });
 
   it("answers an unqueued request with a 500 that says to enqueue a reply", async () => {
     expect(fake.pending).toBe(0);
-    await expect(anthropic().messages.create({ model: "claude-x", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }))
-      .rejects.toThrow(/no reply queued for POST \/v1\/messages; call enqueue\(\) before the request/);
+    await expect(
+      anthropic().messages.create({ model: "claude-x", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
+    ).rejects.toThrow(/no reply queued for POST \/v1\/messages; call enqueue\(\) before the request/);
   });
 });

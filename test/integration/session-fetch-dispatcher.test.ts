@@ -30,8 +30,18 @@ test("a recorded call goes upstream through the SDK's fetchOptions dispatcher", 
   const dispatcher = new LoggedAgent();
   fake.enqueue({ json: anthropicMessage({ text: "Through the proxy." }) });
   const bb = blackbox({ mode: "record", out });
-  const client = new Anthropic({ baseURL: fake.anthropicUrl, apiKey: "sk-ant-fetch-dispatcher-0000", fetch: bb.fetch, fetchOptions: { dispatcher } as never, maxRetries: 0 });
-  const reply = await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] });
+  const client = new Anthropic({
+    baseURL: fake.anthropicUrl,
+    apiKey: "sk-ant-fetch-dispatcher-0000",
+    fetch: bb.fetch,
+    fetchOptions: { dispatcher } as never,
+    maxRetries: 0,
+  });
+  const reply = await client.messages.create({
+    model: "claude-haiku-4-5",
+    max_tokens: 64,
+    messages: [{ role: "user", content: "hi" }],
+  });
   await bb.finish();
   expect(reply.content).toEqual([{ type: "text", text: "Through the proxy." }]);
   expect(dispatcher.seen).toEqual(["POST /v1/messages"]);

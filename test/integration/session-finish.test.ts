@@ -31,7 +31,11 @@ describe("finish()", () => {
     await ask(anthropicKit.client(bb.fetch, fake.anthropicUrl));
     await bb.finish({ result: { booked: true, room: 12 } });
     const t = await loadTrace(out);
-    expect(t.steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: { booked: true, room: 12 } });
+    expect(t.steps.at(-1)!.payload).toEqual({
+      event: "run_completed",
+      status: "success",
+      result: { booked: true, room: 12 },
+    });
   });
 
   test("records an error passed to finish() as run_failed agent_error", async () => {
@@ -41,7 +45,12 @@ describe("finish()", () => {
     await ask(anthropicKit.client(bb.fetch, fake.anthropicUrl));
     await bb.finish({ error: new Error("the user gave up") });
     const t = await loadTrace(out);
-    expect(t.steps.at(-1)!.payload).toEqual({ event: "run_failed", status: "error", reason: "agent_error", message: "the user gave up" });
+    expect(t.steps.at(-1)!.payload).toEqual({
+      event: "run_failed",
+      status: "error",
+      reason: "agent_error",
+      message: "the user gave up",
+    });
     expect(verifyTrace(t).ok).toBe(true);
   });
 
@@ -58,7 +67,11 @@ describe("finish()", () => {
       await bb.finish({ error });
     };
     await agent(blackbox({ mode: "record", out }));
-    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: "Booked." });
+    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({
+      event: "run_completed",
+      status: "success",
+      result: "Booked.",
+    });
     await agent(blackbox({ mode: "replay", cassette: out }));
   });
 
@@ -86,7 +99,9 @@ describe("finish()", () => {
     let release!: () => void;
     const slow = bb.tool("slow", () => new Promise<string>((r) => (release = () => r("done"))));
     const pending = slow();
-    await expect(bb.finish()).rejects.toThrow("finish() was called while 1 model or tool call(s) were still running; nothing was written");
+    await expect(bb.finish()).rejects.toThrow(
+      "finish() was called while 1 model or tool call(s) were still running; nothing was written",
+    );
     expect(existsSync(out)).toBe(false);
     release();
     await pending;
@@ -130,12 +145,15 @@ describe("finish()", () => {
     fake.enqueue(openaiKit.reply({ text: "a" }));
     const bb = blackbox({ mode: "record", out: join(dir, "overlap.json") });
     const client = openaiKit.client(bb.fetch, fake.openaiUrl);
-    const req = (t: string) => client.chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: t }] });
+    const req = (t: string) =>
+      client.chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: t }] });
     const before = fake.requests.length;
     const [one, two] = await Promise.allSettled([req("one"), req("two")]);
     expect(one.status).toBe("fulfilled");
     expect(two.status).toBe("rejected");
-    expect(String((two as PromiseRejectedResult).reason.message)).toContain("[blackbox] overlapping model calls on one session");
+    expect(String((two as PromiseRejectedResult).reason.message)).toContain(
+      "[blackbox] overlapping model calls on one session",
+    );
     expect(fake.requests.length - before).toBe(1);
   });
 
@@ -177,7 +195,11 @@ describe("finish()", () => {
     );
     expect(existsSync(out)).toBe(false);
     await bb.finish({ result: { rooms: 42 } });
-    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: { rooms: 42 } });
+    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({
+      event: "run_completed",
+      status: "success",
+      result: { rooms: 42 },
+    });
   });
 
   test("arguments with no JSON form say to pass plain data to the tool (not to return it)", async () => {
@@ -191,7 +213,9 @@ describe("finish()", () => {
 
   test("a session without its files says what to pass", () => {
     expect(() => blackbox({ mode: "record" })).toThrow(SessionError);
-    expect(() => blackbox({ mode: "record" })).toThrow('mode "record" needs an output path: pass blackbox({ out: "runs/name.json" }) or set BLACKBOX_OUT');
+    expect(() => blackbox({ mode: "record" })).toThrow(
+      'mode "record" needs an output path: pass blackbox({ out: "runs/name.json" }) or set BLACKBOX_OUT',
+    );
     expect(() => blackbox({ mode: "replay" })).toThrow('mode "replay" needs a cassette to read');
   });
 });
@@ -199,27 +223,55 @@ describe("finish()", () => {
 test("finish() in the process's own SIGTERM handler says the run already ended on SIGTERM (not that finish() was called)", async () => {
   const out = join(dir, "graceful.json");
   fake.enqueue(anthropicKit.reply({ text: "Lisbon." }));
-  const spec = { kit: "anthropic", session: { mode: "record", out }, task: "Where?", baseURL: fake.anthropicUrl, end: "finish-on-SIGTERM" };
+  const spec = {
+    kit: "anthropic",
+    session: { mode: "record", out },
+    task: "Where?",
+    baseURL: fake.anthropicUrl,
+    end: "finish-on-SIGTERM",
+  };
   const r = await runTs("test/helpers/sessionChild.ts", [JSON.stringify(spec)]);
   expect(r.stdout).toContain(
     "finish: finish() after the run ended on SIGTERM: Blackbox finished the session then, as at any process end (exit code 143), so this finish() records nothing.",
   );
-  expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 143 });
+  expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({
+    event: "run_failed",
+    status: "error",
+    reason: "process_exit",
+    exitCode: 143,
+  });
 });
 
 describe("a process that ends before finish() still leaves a valid cassette", () => {
   const cases: Array<[string, unknown, Record<string, unknown>]> = [
     ["process.exit(3)", { exit: 3 }, { event: "run_failed", status: "error", reason: "process_exit", exitCode: 3 }],
     ["exit code 0 without finish()", { exit: 0 }, { event: "run_completed", status: "success", result: "Lisbon." }],
-    ["an uncaught exception", "throw", { event: "run_failed", status: "error", reason: "agent_error", message: "the agent crashed" }],
+    [
+      "an uncaught exception",
+      "throw",
+      { event: "run_failed", status: "error", reason: "agent_error", message: "the agent crashed" },
+    ],
     ["SIGINT", "SIGINT", { event: "run_failed", status: "error", reason: "process_exit", exitCode: 130 }],
     ["SIGTERM", "SIGTERM", { event: "run_failed", status: "error", reason: "process_exit", exitCode: 143 }],
-    ["SIGTERM while a wrapped tool runs", "hang-in-tool", { event: "run_failed", status: "error", reason: "calls_in_flight", exitCode: 143, inFlight: 1 }],
+    [
+      "SIGTERM while a wrapped tool runs",
+      "hang-in-tool",
+      { event: "run_failed", status: "error", reason: "calls_in_flight", exitCode: 143, inFlight: 1 },
+    ],
   ];
   test.each(cases)("%s", async (name, end, terminal) => {
     const out = join(dir, `exit-${name.replace(/\W+/g, "-")}.json`);
-    fake.enqueue(anthropicKit.reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }), anthropicKit.reply({ text: "Lisbon." }));
-    const spec = { kit: "anthropic", session: { mode: "record", out }, task: "Where?", baseURL: fake.anthropicUrl, end };
+    fake.enqueue(
+      anthropicKit.reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }),
+      anthropicKit.reply({ text: "Lisbon." }),
+    );
+    const spec = {
+      kit: "anthropic",
+      session: { mode: "record", out },
+      task: "Where?",
+      baseURL: fake.anthropicUrl,
+      end,
+    };
     await runTs("test/helpers/sessionChild.ts", [JSON.stringify(spec)]);
     const t = await loadTrace(out);
     expect(verifyTrace(t)).toEqual({ ok: true, problems: [] });

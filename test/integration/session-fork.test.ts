@@ -7,7 +7,16 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { blackbox, diffTraces, ForkError, isBlackboxError, loadTrace, SessionError, verifyTrace, type Trace } from "../../src/index.js";
+import {
+  blackbox,
+  diffTraces,
+  ForkError,
+  isBlackboxError,
+  loadTrace,
+  SessionError,
+  verifyTrace,
+  type Trace,
+} from "../../src/index.js";
 import { kits, type Kit } from "../helpers/agents.js";
 import { runTs } from "../helpers/child.js";
 import { runCli } from "../helpers/cli.js";
@@ -30,7 +39,12 @@ describe.each(kits)("$name", (kit: Kit) => {
 
   beforeAll(async () => {
     fake.enqueue(
-      kit.reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }, { name: "get_weather", input: { city: "Porto" } }] }),
+      kit.reply({
+        toolCalls: [
+          { name: "get_weather", input: { city: "Lisbon" } },
+          { name: "get_weather", input: { city: "Porto" } },
+        ],
+      }),
       kit.reply({ text: "Lisbon: sunny." }),
     );
     const spec = { kit: kit.name, session: { mode: "record", out: path("parent") }, task: TASK, baseURL: base() };
@@ -64,8 +78,13 @@ describe.each(kits)("$name", (kit: Kit) => {
       task: TASK,
       weather: { Porto: { city: "Porto", forecast: "cloudy" } },
       session: {
-        mode: "fork", cassette: path("parent"), out: path("scripted"), forkAt: 3, forkSet: STORM,
-        continueWith: "script", script: [{ type: "final_answer", text: "Storm in Lisbon: go to Porto." }],
+        mode: "fork",
+        cassette: path("parent"),
+        out: path("scripted"),
+        forkAt: 3,
+        forkSet: STORM,
+        continueWith: "script",
+        script: [{ type: "final_answer", text: "Storm in Lisbon: go to Porto." }],
       },
     };
     const r = await runTs("test/helpers/sessionChild.ts", [JSON.stringify(spec)], { offline: true });
@@ -74,17 +93,34 @@ describe.each(kits)("$name", (kit: Kit) => {
     expect(JSON.parse(r.stdout)).toEqual({ answer: "Storm in Lisbon: go to Porto.", toolRuns: 1 });
     const child = await loadTrace(path("scripted"));
     checkChild(child, 3);
-    expect(child.steps.slice(4).map((s) => s.type)).toEqual(["tool_call", "tool_result", "model_input", "model_output", "metadata"]);
+    expect(child.steps.slice(4).map((s) => s.type)).toEqual([
+      "tool_call",
+      "tool_result",
+      "model_input",
+      "model_output",
+      "metadata",
+    ]);
     expect((child.steps[5]!.payload as any).result).toEqual({ city: "Porto", forecast: "cloudy" });
     // the new model request carries the replaced result
     expect(JSON.stringify(child.steps[6]!.payload)).toContain("storm");
-    expect(child.steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: "Storm in Lisbon: go to Porto." });
+    expect(child.steps.at(-1)!.payload).toEqual({
+      event: "run_completed",
+      status: "success",
+      result: "Storm in Lisbon: go to Porto.",
+    });
   });
 
   test("live continuation against the provider", async () => {
     fake.enqueue(kit.reply({ text: "Porto, then." }));
     const before = fake.requests.length;
-    const bb = blackbox({ mode: "fork", cassette: path("parent"), out: path("live"), forkAt: 3, forkSet: STORM, continueWith: "live" });
+    const bb = blackbox({
+      mode: "fork",
+      cassette: path("parent"),
+      out: path("live"),
+      forkAt: 3,
+      forkSet: STORM,
+      continueWith: "live",
+    });
     const weather = async ({ city }: { city: string }) => ({ city, forecast: "cloudy" });
     const answer = await kit.run(kit.client(bb.fetch, base()), bb.tools({ get_weather: weather }), { task: TASK });
     await bb.finish();
@@ -100,8 +136,18 @@ describe.each(kits)("$name", (kit: Kit) => {
   });
 
   test("the prefix is compared with the recording in strict mode", async () => {
-    const bb = blackbox({ mode: "fork", cassette: path("parent"), out: path("x"), forkAt: 3, forkSet: STORM, continueWith: "script", script: [] });
-    const err = await kit.run(kit.client(bb.fetch, base()), bb.tools({ get_weather: async () => 1 }), { task: "another task" }).catch((e) => e);
+    const bb = blackbox({
+      mode: "fork",
+      cassette: path("parent"),
+      out: path("x"),
+      forkAt: 3,
+      forkSet: STORM,
+      continueWith: "script",
+      script: [],
+    });
+    const err = await kit
+      .run(kit.client(bb.fetch, base()), bb.tools({ get_weather: async () => 1 }), { task: "another task" })
+      .catch((e) => e);
     expect(isBlackboxError(err)).toBe(true);
     await expect(bb.finish()).rejects.toThrow("Replay diverged at step 0 (model_input)");
   });
@@ -117,11 +163,19 @@ describe.each(kits)("$name", (kit: Kit) => {
     });
     const weather = async ({ city }: { city: string }) => ({ city, forecast: "sunny" });
     fake.enqueue(
-      kit.reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }, { name: "get_weather", input: { city: "Porto" } }] }),
+      kit.reply({
+        toolCalls: [
+          { name: "get_weather", input: { city: "Lisbon" } },
+          { name: "get_weather", input: { city: "Porto" } },
+        ],
+      }),
       kit.reply({ text: "Both sunny." }),
     );
     const rec = blackbox({ mode: "record", out: path("edits") });
-    await kit.run(kit.client(rec.fetch, base()), editing(rec.tools({ get_weather: weather })), { task: TASK, sequential: true });
+    await kit.run(kit.client(rec.fetch, base()), editing(rec.tools({ get_weather: weather })), {
+      task: TASK,
+      sequential: true,
+    });
     await rec.finish();
     const recorded = await loadTrace(path("edits"));
     expect(recorded.steps[3]!.type).toBe("tool_result");
@@ -129,10 +183,17 @@ describe.each(kits)("$name", (kit: Kit) => {
 
     const given = { city: "Porto", forecast: "storm" };
     const bb = blackbox({
-      mode: "fork", cassette: path("edits"), out: path("edits-fork"), forkAt: 5, forkSet: given,
+      mode: "fork",
+      cassette: path("edits"),
+      out: path("edits-fork"),
+      forkAt: 5,
+      forkSet: given,
       script: [{ type: "final_answer", text: "Storm in Porto." }],
     });
-    const answer = await kit.run(kit.client(bb.fetch, base()), editing(bb.tools({ get_weather: weather })), { task: TASK, sequential: true });
+    const answer = await kit.run(kit.client(bb.fetch, base()), editing(bb.tools({ get_weather: weather })), {
+      task: TASK,
+      sequential: true,
+    });
     await bb.finish();
     expect(answer).toBe("Storm in Porto.");
     expect(given).toEqual({ city: "Porto", forecast: "storm" });
@@ -143,21 +204,36 @@ describe.each(kits)("$name", (kit: Kit) => {
     // and the same agent replays the recording
     {
       const rb = blackbox({ mode: "replay", cassette: path("edits") });
-      await kit.run(kit.client(rb.fetch, base()), editing(rb.tools({ get_weather: weather })), { task: TASK, sequential: true });
+      await kit.run(kit.client(rb.fetch, base()), editing(rb.tools({ get_weather: weather })), {
+        task: TASK,
+        sequential: true,
+      });
       await rb.finish();
     }
   });
 
   test("the fork point must be a tool_result", () => {
-    const make = (forkAt: number) => blackbox({ mode: "fork", cassette: path("parent"), out: path("y"), forkAt, forkSet: 1 });
+    const make = (forkAt: number) =>
+      blackbox({ mode: "fork", cassette: path("parent"), out: path("y"), forkAt, forkSet: 1 });
     expect(() => make(1)).toThrow(ForkError);
-    expect(() => make(1)).toThrow("cannot fork a recorded agent at step 1: it is a model_output, and the fork point must be a tool_result (tool_result steps: 3, 5)");
+    expect(() => make(1)).toThrow(
+      "cannot fork a recorded agent at step 1: it is a model_output, and the fork point must be a tool_result (tool_result steps: 3, 5)",
+    );
     expect(() => make(99)).toThrow(`cannot fork at step 99: the cassette has steps 0 to ${parent.steps.length - 1}`);
   });
 
   test("a fork whose out is the cassette it forks is refused before anything runs; the parent stays", async () => {
     const before = readFileSync(path("parent"), "utf8");
-    const over = (out: string) => () => blackbox({ mode: "fork", cassette: path("parent"), out, forkAt: 3, forkSet: STORM, continueWith: "script", script: [] });
+    const over = (out: string) => () =>
+      blackbox({
+        mode: "fork",
+        cassette: path("parent"),
+        out,
+        forkAt: 3,
+        forkSet: STORM,
+        continueWith: "script",
+        script: [],
+      });
     const message = `the fork would write its cassette over the one it forks (${path("parent")}); give it another out file, e.g. ${path("parent").replace(/\.json$/, ".fork.json")}`;
     expect(over(path("parent"))).toThrow(message);
     expect(over(join(dir, ".", `${kit.name}-parent.json`))).toThrow(SessionError); // the same file by another spelling
@@ -165,23 +241,50 @@ describe.each(kits)("$name", (kit: Kit) => {
   });
 
   test("a script that runs out says what to add", async () => {
-    const bb = blackbox({ mode: "fork", cassette: path("parent"), out: path("z"), forkAt: 3, forkSet: STORM, continueWith: "script", script: [] });
-    const err = await kit.run(kit.client(bb.fetch, base()), bb.tools({ get_weather: async () => 1 }), { task: TASK }).catch((e) => e);
+    const bb = blackbox({
+      mode: "fork",
+      cassette: path("parent"),
+      out: path("z"),
+      forkAt: 3,
+      forkSet: STORM,
+      continueWith: "script",
+      script: [],
+    });
+    const err = await kit
+      .run(kit.client(bb.fetch, base()), bb.tools({ get_weather: async () => 1 }), { task: TASK })
+      .catch((e) => e);
     expect(String(err.message)).toContain("[blackbox] the fork script ran out");
   });
 });
 
 test("fork --live of a thinking-enabled run is refused", async () => {
   const kit = kits[0]!;
-  fake.enqueue(kit.reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }), kit.reply({ text: "ok" }));
+  fake.enqueue(
+    kit.reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }),
+    kit.reply({ text: "ok" }),
+  );
   const out = join(dir, "thinking.json");
   const thinking = { thinking: { type: "enabled", budget_tokens: 1024 }, max_tokens: 2048 };
   const bb = blackbox({ mode: "record", out });
-  await kit.run(kit.client(bb.fetch, fake.anthropicUrl), bb.tools({ get_weather: async () => "sun" }), { task: TASK, extra: thinking });
+  await kit.run(kit.client(bb.fetch, fake.anthropicUrl), bb.tools({ get_weather: async () => "sun" }), {
+    task: TASK,
+    extra: thinking,
+  });
   await bb.finish();
-  const fork = blackbox({ mode: "fork", cassette: out, out: join(dir, "thinking-fork.json"), forkAt: 3, forkSet: "storm" });
+  const fork = blackbox({
+    mode: "fork",
+    cassette: out,
+    out: join(dir, "thinking-fork.json"),
+    forkAt: 3,
+    forkSet: "storm",
+  });
   const before = fake.requests.length;
-  const err = await kit.run(kit.client(fork.fetch, fake.anthropicUrl), fork.tools({ get_weather: async () => "x" }), { task: TASK, extra: thinking }).catch((e) => e);
+  const err = await kit
+    .run(kit.client(fork.fetch, fake.anthropicUrl), fork.tools({ get_weather: async () => "x" }), {
+      task: TASK,
+      extra: thinking,
+    })
+    .catch((e) => e);
   expect(String(err.message)).toContain("[blackbox] fork --live of a thinking-enabled run is refused");
   expect(fake.requests.length).toBe(before);
 });

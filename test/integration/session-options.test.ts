@@ -1,5 +1,5 @@
 /**
- * blackbox(options) checks its options as the environment's are checked (src/edges/env.ts):
+ * blackbox(options) checks its options as the environment's are checked (src/config/env.ts):
  * a mistyped value is an error that names the option and its choices, never a silent
  * default. The dangerous ones: a mistyped `match` turned strict replay into sequence
  * replay (nothing compared), and a fork given a `script` without `continueWith` went
@@ -21,9 +21,16 @@ beforeAll(async () => {
   fake = await startFakeProvider();
   dir = mkdtempSync(join(tmpdir(), "bbx-options-"));
   parent = join(dir, "parent.json");
-  fake.enqueue(kit.reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }), kit.reply({ text: "Lisbon: sunny." }));
+  fake.enqueue(
+    kit.reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }),
+    kit.reply({ text: "Lisbon: sunny." }),
+  );
   const bb = blackbox({ mode: "record", out: parent });
-  await kit.run(kit.client(bb.fetch, fake.anthropicUrl), bb.tools({ get_weather: async ({ city }) => ({ city, forecast: "sunny" }) }), { task: TASK });
+  await kit.run(
+    kit.client(bb.fetch, fake.anthropicUrl),
+    bb.tools({ get_weather: async ({ city }) => ({ city, forecast: "sunny" }) }),
+    { task: TASK },
+  );
   await bb.finish();
 });
 afterAll(() => fake.close());
@@ -49,13 +56,17 @@ describe("blackbox() options", () => {
 
   test("an unknown option, a value of the wrong type, or no options object says what to pass", () => {
     expect(() => blackbox({ mode: "record", output: join(dir, "x.json") } as never)).toThrow(
-      'blackbox(): unknown option "output"; the options are mode, out, cassette, forkAt, forkSet, continueWith, script, match, traceId, providers, now',
+      'blackbox(): unknown option "output"; the options are mode, out, cassette, forkAt, forkSet, continueWith, script, match, traceId, providers, strictTools, now, redact',
     );
-    expect(() => blackbox({ mode: "record", out: 42 as never })).toThrow('blackbox(): out must be a string, not number (for example "runs/name.json")');
-    expect(() => blackbox({ mode: "record", out: join(dir, "x.json"), traceId: 5 as never })).toThrow("blackbox(): traceId must be a string, not number");
-    expect(() => blackbox({ mode: "fork", cassette: parent, out: join(dir, "x.json"), forkAt: "3" as never, forkSet: 1 })).toThrow(
-      "blackbox(): forkAt must be a number, not string",
+    expect(() => blackbox({ mode: "record", out: 42 as never })).toThrow(
+      'blackbox(): out must be a string, not number (for example "runs/name.json")',
     );
+    expect(() => blackbox({ mode: "record", out: join(dir, "x.json"), traceId: 5 as never })).toThrow(
+      "blackbox(): traceId must be a string, not number",
+    );
+    expect(() =>
+      blackbox({ mode: "fork", cassette: parent, out: join(dir, "x.json"), forkAt: "3" as never, forkSet: 1 }),
+    ).toThrow("blackbox(): forkAt must be a number, not string");
     expect(() => blackbox({ mode: "record", out: join(dir, "x.json"), providers: "http://proxy" as never })).toThrow(
       "blackbox(): providers must be an object, not string",
     );
@@ -65,7 +76,13 @@ describe("blackbox() options", () => {
   });
 
   test("a mistyped continueWith is refused, not continued live", () => {
-    const opts = { mode: "fork" as const, cassette: parent, out: join(dir, "f.json"), forkAt: 3, forkSet: { forecast: "rain" } };
+    const opts = {
+      mode: "fork" as const,
+      cassette: parent,
+      out: join(dir, "f.json"),
+      forkAt: 3,
+      forkSet: { forecast: "rain" },
+    };
     expect(() => blackbox({ ...opts, continueWith: "scrip" as never, script: [] })).toThrow(
       'blackbox(): continueWith "scrip" is not valid; pass one of "live", "script"',
     );
@@ -75,14 +92,24 @@ describe("blackbox() options", () => {
     const out = join(dir, "scripted.json");
     const before = fake.requests.length;
     const bb = blackbox({
-      mode: "fork", cassette: parent, out, forkAt: 3, forkSet: { city: "Lisbon", forecast: "rain" },
+      mode: "fork",
+      cassette: parent,
+      out,
+      forkAt: 3,
+      forkSet: { city: "Lisbon", forecast: "rain" },
       script: [{ type: "final_answer", text: "Rain in Lisbon: stay in." }],
     });
-    const answer = await kit.run(kit.client(bb.fetch, fake.anthropicUrl), bb.tools({ get_weather: async () => ({}) }), { task: TASK });
+    const answer = await kit.run(kit.client(bb.fetch, fake.anthropicUrl), bb.tools({ get_weather: async () => ({}) }), {
+      task: TASK,
+    });
     await bb.finish();
     expect(answer).toBe("Rain in Lisbon: stay in.");
     expect(fake.requests.length).toBe(before);
-    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({ event: "run_completed", status: "success", result: "Rain in Lisbon: stay in." });
+    expect((await loadTrace(out)).steps.at(-1)!.payload).toEqual({
+      event: "run_completed",
+      status: "success",
+      result: "Rain in Lisbon: stay in.",
+    });
   });
 
   test("a tool named like a provider id is refused when it is wrapped, not at finish() after the whole run", () => {
@@ -90,9 +117,14 @@ describe("blackbox() options", () => {
     expect(() => bb.tools({ toolu_01: async () => ({}) })).toThrow(
       'bb.tools(): tool name "toolu_01" looks like a provider id (toolu_01), which a cassette must not contain; give the tool another name',
     );
-    expect(() => bb.tool("call_9", async () => ({}))).toThrow('bb.tool(): tool name "call_9" looks like a provider id (call_9)');
+    expect(() => bb.tool("call_9", async () => ({}))).toThrow(
+      'bb.tool(): tool name "call_9" looks like a provider id (call_9)',
+    );
     expect(() => bb.tool("call_9", async () => ({}))).toThrow(SessionError);
-    expect(Object.keys(bb.tools({ call_api: async () => ({}), send_msg_to_user: async () => ({}) }))).toEqual(["call_api", "send_msg_to_user"]);
+    expect(Object.keys(bb.tools({ call_api: async () => ({}), send_msg_to_user: async () => ({}) }))).toEqual([
+      "call_api",
+      "send_msg_to_user",
+    ]);
     bb.dispose();
   });
 
@@ -104,8 +136,8 @@ describe("blackbox() options", () => {
       expect(await tools.call_v2(1)).toBe(2);
     }
     // the same names still fail early once the run is recorded
-    expect(() => blackbox({ mode: "record", out: join(dir, "off-names.json") }).tools({ get_msg_2: async () => "read" })).toThrow(
-      'bb.tools(): tool name "get_msg_2" looks like a provider id (msg_2)',
-    );
+    expect(() =>
+      blackbox({ mode: "record", out: join(dir, "off-names.json") }).tools({ get_msg_2: async () => "read" }),
+    ).toThrow('bb.tools(): tool name "get_msg_2" looks like a provider id (msg_2)');
   });
 });

@@ -50,7 +50,11 @@ test("tool values are stored as JSON: undefined -> null, class instances -> plai
   const inputs = t.steps.filter((s) => s.type === "tool_call").map((s) => (s.payload as any).toolInput);
   expect(inputs).toEqual([null, "Lisbon", null]);
   // tools the model did not ask for still get run-local ids
-  expect(t.steps.filter((s) => s.type === "tool_call").map((s) => (s.payload as any).toolCallId)).toEqual(["call-0", "call-1", "call-2"]);
+  expect(t.steps.filter((s) => s.type === "tool_call").map((s) => (s.payload as any).toolCallId)).toEqual([
+    "call-0",
+    "call-1",
+    "call-2",
+  ]);
 });
 
 /** An agent that first runs a wrapped tool on its own, then resumes a conversation holding a provider id. */
@@ -63,7 +67,10 @@ async function resumedAgent(bb: ReturnType<typeof blackbox>) {
   const ctx = await tools.get_ctx();
   const messages: any[] = [
     { role: "user", content: `context ${JSON.stringify(ctx)}` },
-    { role: "assistant", content: [{ type: "tool_use", id: "toolu_01OLDCONVERSATION", name: "lookup", input: { q: "old" } }] },
+    {
+      role: "assistant",
+      content: [{ type: "tool_use", id: "toolu_01OLDCONVERSATION", name: "lookup", input: { q: "old" } }],
+    },
     { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01OLDCONVERSATION", content: "old result" }] },
   ];
   const ask = () => client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, messages });
@@ -73,25 +80,42 @@ async function resumedAgent(bb: ReturnType<typeof blackbox>) {
     const uses = r.content.filter((b: any) => b.type === "tool_use");
     if (uses.length === 0) return r.content[0].text as string;
     const results = [];
-    for (const u of uses) results.push({ type: "tool_result", tool_use_id: u.id, content: JSON.stringify(await (tools as any)[u.name](u.input)) });
+    for (const u of uses)
+      results.push({
+        type: "tool_result",
+        tool_use_id: u.id,
+        content: JSON.stringify(await (tools as any)[u.name](u.input)),
+      });
     messages.push({ role: "user", content: results });
   }
   throw new Error("too many turns");
 }
 
 const idsOf = (payload: any): string[] =>
-  payload.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content.filter((p: any) => p.toolCallId).map((p: any) => `${p.type}:${p.toolCallId}`) : []));
+  payload.messages.flatMap((m: any) =>
+    Array.isArray(m.content)
+      ? m.content.filter((p: any) => p.toolCallId).map((p: any) => `${p.type}:${p.toolCallId}`)
+      : [],
+  );
 
 test("call-N numbering is the same in record, replay and fork, also for a tool the model did not request", async () => {
   const parentPath = join(dir, "resumed.json");
-  fake.enqueue({ json: anthropicMessage({ toolCalls: [{ name: "lookup", input: { q: "new" } }] }) }, { json: anthropicMessage({ text: "done" }) });
+  fake.enqueue(
+    { json: anthropicMessage({ toolCalls: [{ name: "lookup", input: { q: "new" } }] }) },
+    { json: anthropicMessage({ text: "done" }) },
+  );
   const rec = blackbox({ mode: "record", out: parentPath });
   expect(await resumedAgent(rec)).toBe("done");
   await rec.finish();
   const parent = await loadTrace(parentPath);
   // get_ctx = call-0 (no model request), the resumed toolu_ id = call-1, the new lookup = call-2
   expect(idsOf(parent.steps[2]!.payload)).toEqual(["tool_use:call-1", "tool_result:call-1"]);
-  expect(idsOf(parent.steps[6]!.payload)).toEqual(["tool_use:call-1", "tool_result:call-1", "tool_use:call-2", "tool_result:call-2"]);
+  expect(idsOf(parent.steps[6]!.payload)).toEqual([
+    "tool_use:call-1",
+    "tool_result:call-1",
+    "tool_use:call-2",
+    "tool_result:call-2",
+  ]);
 
   const rep = blackbox({ mode: "replay", cassette: parentPath });
   expect(await resumedAgent(rep)).toBe("done");
@@ -100,8 +124,13 @@ test("call-N numbering is the same in record, replay and fork, also for a tool t
   const forkAt = parent.steps.findIndex((s) => s.type === "tool_result" && (s.payload as any).toolName === "lookup");
   const childPath = join(dir, "resumed-fork.json");
   const fork = blackbox({
-    mode: "fork", cassette: parentPath, out: childPath, forkAt, forkSet: { q: "new", hits: 0 },
-    continueWith: "script", script: [{ type: "final_answer", text: "nothing found" }],
+    mode: "fork",
+    cassette: parentPath,
+    out: childPath,
+    forkAt,
+    forkSet: { q: "new", hits: 0 },
+    continueWith: "script",
+    script: [{ type: "final_answer", text: "nothing found" }],
   });
   expect(await resumedAgent(fork)).toBe("nothing found");
   await fork.finish();
@@ -109,38 +138,63 @@ test("call-N numbering is the same in record, replay and fork, also for a tool t
   expect(verifyTrace(child).ok).toBe(true);
   const newInput = child.steps[forkAt + 1]!;
   expect(newInput.type).toBe("model_input");
-  expect(idsOf(newInput.payload)).toEqual(["tool_use:call-1", "tool_result:call-1", "tool_use:call-2", "tool_result:call-2"]);
+  expect(idsOf(newInput.payload)).toEqual([
+    "tool_use:call-1",
+    "tool_result:call-1",
+    "tool_use:call-2",
+    "tool_result:call-2",
+  ]);
 });
 
 test("scripted fork outputs are checked up front and get run-local ids past the prefix", async () => {
   const parentPath = join(dir, "script-parent.json");
-  fake.enqueue({ json: anthropicMessage({ toolCalls: [{ name: "lookup", input: { q: "a" } }] }) }, { json: anthropicMessage({ text: "ok" }) });
+  fake.enqueue(
+    { json: anthropicMessage({ toolCalls: [{ name: "lookup", input: { q: "a" } }] }) },
+    { json: anthropicMessage({ text: "ok" }) },
+  );
   const rec = blackbox({ mode: "record", out: parentPath });
   const client = anthropicKit.client(rec.fetch, fake.anthropicUrl);
   await anthropicKit.run(client, rec.tools({ lookup: async () => 1 }), { task: "t" });
   await rec.finish();
 
   const make = (script: unknown) =>
-    blackbox({ mode: "fork", cassette: parentPath, out: join(dir, "s.json"), forkAt: 3, forkSet: 2, continueWith: "script", script: script as never });
+    blackbox({
+      mode: "fork",
+      cassette: parentPath,
+      out: join(dir, "s.json"),
+      forkAt: 3,
+      forkSet: 2,
+      continueWith: "script",
+      script: script as never,
+    });
   expect(() => make([{ text: "no type" }])).toThrow(ForkError);
   expect(() => make([{ text: "no type" }])).toThrow(/fork script entry 0 is not a model output/);
   expect(() => make([{ type: "final_answer" }])).toThrow(/fork script entry 0 is not a model output.*text/);
   const scriptFile = join(dir, "broken-script.json");
   writeFileSync(scriptFile, "{ not json");
   expect(() => make(scriptFile)).toThrow(`the fork script ${scriptFile} is not valid JSON`);
-  expect(() => make(join(dir, "missing-script.json"))).toThrow(`cannot read the fork script ${join(dir, "missing-script.json")}`);
+  expect(() => make(join(dir, "missing-script.json"))).toThrow(
+    `cannot read the fork script ${join(dir, "missing-script.json")}`,
+  );
 
   // ids in the script are replaced by run-local ones, past the copied prefix (call-0)
   const out = join(dir, "script-child.json");
   const fork = blackbox({
-    mode: "fork", cassette: parentPath, out, forkAt: 3, forkSet: 2, continueWith: "script",
+    mode: "fork",
+    cassette: parentPath,
+    out,
+    forkAt: 3,
+    forkSet: 2,
+    continueWith: "script",
     script: [
       { type: "tool_calls", calls: [{ toolCallId: "x", toolName: "lookup", toolInput: { q: "b" } }] },
       { type: "tool_call", toolCallId: "call-0", toolName: "lookup", toolInput: { q: "c" } },
       { type: "final_answer", text: "done" },
     ],
   });
-  await anthropicKit.run(anthropicKit.client(fork.fetch, fake.anthropicUrl), fork.tools({ lookup: async () => 5 }), { task: "t" });
+  await anthropicKit.run(anthropicKit.client(fork.fetch, fake.anthropicUrl), fork.tools({ lookup: async () => 5 }), {
+    task: "t",
+  });
   await fork.finish();
   const child = await loadTrace(out);
   const outputs = child.steps.filter((s, i) => i > 3 && s.type === "model_output").map((s) => s.payload as any);
@@ -152,15 +206,33 @@ test("scripted fork outputs are checked up front and get run-local ids past the 
 test("the agent ending before the fork point is reported, and nothing is written", async () => {
   const parentPath = join(dir, "script-parent.json");
   const out = join(dir, "never.json");
-  const fork = blackbox({ mode: "fork", cassette: parentPath, out, forkAt: 3, forkSet: 2, continueWith: "script", script: [] });
+  const fork = blackbox({
+    mode: "fork",
+    cassette: parentPath,
+    out,
+    forkAt: 3,
+    forkSet: 2,
+    continueWith: "script",
+    script: [],
+  });
   const client = anthropicKit.client(fork.fetch, fake.anthropicUrl);
   // one model call (replayed), then the agent stops without calling lookup
   await client.messages.create({
-    model: "claude-sonnet-4-6", max_tokens: 1024, system: "You are a travel agent.",
-    tools: [{ name: "lookup", description: "The lookup tool", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }],
+    model: "claude-sonnet-4-6",
+    max_tokens: 1024,
+    system: "You are a travel agent.",
+    tools: [
+      {
+        name: "lookup",
+        description: "The lookup tool",
+        input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    ],
     messages: [{ role: "user", content: "t" }],
   });
-  await expect(fork.finish()).rejects.toThrow("the agent ended before reaching the fork point: it never called the wrapped tool whose result is step 3");
+  await expect(fork.finish()).rejects.toThrow(
+    "the agent ended before reaching the fork point: it never called the wrapped tool whose result is step 3",
+  );
   const { existsSync } = await import("node:fs");
   expect(existsSync(out)).toBe(false);
 });

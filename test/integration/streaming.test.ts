@@ -9,7 +9,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, useFakeProvider } from "../helpers/fakeProvider.js";
+import {
+  anthropicMessage,
+  anthropicSSE,
+  openaiCompletion,
+  openaiSSE,
+  useFakeProvider,
+} from "../helpers/fakeProvider.js";
 
 const run = promisify(execFile);
 const AGENT = join(import.meta.dirname, "streamingAgent.ts");
@@ -22,7 +28,13 @@ type Entry = "create" | "stream" | "plain";
 
 const fx = useFakeProvider("bb-streaming-");
 
-const toolTurn = { text: "Let me check both cities.", toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }, { name: "get_weather", input: { city: "Tokyo" } }] };
+const toolTurn = {
+  text: "Let me check both cities.",
+  toolCalls: [
+    { name: "get_weather", input: { city: "Lisbon" } },
+    { name: "get_weather", input: { city: "Tokyo" } },
+  ],
+};
 const finalTurn = { text: "Lisbon is sunny ☀ and Tokyo has rain 雨 — take an umbrella 🌂." };
 
 function enqueueConversation(provider: Provider, streamed: boolean): void {
@@ -33,8 +45,21 @@ function enqueueConversation(provider: Provider, streamed: boolean): void {
   fx.fake.enqueue(...replies);
 }
 
-async function agent(provider: Provider, mode: "record" | "replay", file: string, entry: Entry, door = "fetch"): Promise<unknown> {
-  const env: NodeJS.ProcessEnv = { ...process.env, BB_MODE: mode, BB_FILE: file, PROVIDER: provider, ENTRY: entry, DOOR: door };
+async function agent(
+  provider: Provider,
+  mode: "record" | "replay",
+  file: string,
+  entry: Entry,
+  door = "fetch",
+): Promise<unknown> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BB_MODE: mode,
+    BB_FILE: file,
+    PROVIDER: provider,
+    ENTRY: entry,
+    DOOR: door,
+  };
   // One provider per run: both fake origins are the same host, so only the one in use is routed.
   delete env.ANTHROPIC_BASE_URL;
   delete env.OPENAI_BASE_URL;
@@ -59,32 +84,44 @@ function expectedTurns(provider: Provider) {
 
 describe.each(["anthropic", "openai"] as const)("%s streaming, recorded and replayed offline", (provider) => {
   for (const entry of ["create", "stream"] as const) {
-    it(`records a streamed run (${entry}) and replays it offline through every entry point`, { timeout: 120_000 }, async () => {
-      const file = join(fx.dir, `${provider}-${entry}.json`);
-      enqueueConversation(provider, true);
-      const recorded = await agent(provider, "record", file, entry);
-      expect(recorded).toEqual(expectedTurns(provider));
-      expect(fx.fake.pending).toBe(0);
-      expect(fx.fake.requests.at(-1)!.body).toMatchObject({ stream: true });
+    it(
+      `records a streamed run (${entry}) and replays it offline through every entry point`,
+      { timeout: 120_000 },
+      async () => {
+        const file = join(fx.dir, `${provider}-${entry}.json`);
+        enqueueConversation(provider, true);
+        const recorded = await agent(provider, "record", file, entry);
+        expect(recorded).toEqual(expectedTurns(provider));
+        expect(fx.fake.pending).toBe(0);
+        expect(fx.fake.requests.at(-1)!.body).toMatchObject({ stream: true });
 
-      const cassette = JSON.parse(readFileSync(file, "utf8"));
-      const outputs = cassette.steps.filter((s: any) => s.type === "model_output").map((s: any) => s.payload);
-      expect(outputs).toEqual([
-        { type: "tool_calls", text: toolTurn.text, calls: [
-          { toolCallId: "call-0", toolName: "get_weather", toolInput: { city: "Lisbon" } },
-          { toolCallId: "call-1", toolName: "get_weather", toolInput: { city: "Tokyo" } },
-        ] },
-        { type: "final_answer", text: finalTurn.text },
-      ]);
-      // Provider-neutral: no event ids, usage or chunk boundaries.
-      expect(JSON.stringify(cassette)).not.toMatch(/toolu_|call_|msg_|chatcmpl|usage|message_start|chat\.completion\.chunk/);
+        const cassette = JSON.parse(readFileSync(file, "utf8"));
+        const outputs = cassette.steps.filter((s: any) => s.type === "model_output").map((s: any) => s.payload);
+        expect(outputs).toEqual([
+          {
+            type: "tool_calls",
+            text: toolTurn.text,
+            calls: [
+              { toolCallId: "call-0", toolName: "get_weather", toolInput: { city: "Lisbon" } },
+              { toolCallId: "call-1", toolName: "get_weather", toolInput: { city: "Tokyo" } },
+            ],
+          },
+          { type: "final_answer", text: finalTurn.text },
+        ]);
+        // Provider-neutral: no event ids, usage or chunk boundaries.
+        expect(JSON.stringify(cassette)).not.toMatch(
+          /toolu_|call_|msg_|chatcmpl|usage|message_start|chat\.completion\.chunk/,
+        );
 
-      for (const replayEntry of ["create", "stream", "plain"] as const) {
-        const before = fx.fake.requests.length;
-        expect(await agent(provider, "replay", file, replayEntry), `replay via ${replayEntry}`).toEqual(expectedTurns(provider));
-        expect(fx.fake.requests.length).toBe(before);
-      }
-    });
+        for (const replayEntry of ["create", "stream", "plain"] as const) {
+          const before = fx.fake.requests.length;
+          expect(await agent(provider, "replay", file, replayEntry), `replay via ${replayEntry}`).toEqual(
+            expectedTurns(provider),
+          );
+          expect(fx.fake.requests.length).toBe(before);
+        }
+      },
+    );
   }
 
   it("replays a run recorded without streaming to a streaming agent", { timeout: 90_000 }, async () => {
@@ -92,16 +129,24 @@ describe.each(["anthropic", "openai"] as const)("%s streaming, recorded and repl
     enqueueConversation(provider, false);
     expect(await agent(provider, "record", file, "plain")).toEqual(expectedTurns(provider));
     for (const replayEntry of ["create", "stream"] as const) {
-      expect(await agent(provider, "replay", file, replayEntry), `replay via ${replayEntry}`).toEqual(expectedTurns(provider));
+      expect(await agent(provider, "replay", file, replayEntry), `replay via ${replayEntry}`).toEqual(
+        expectedTurns(provider),
+      );
     }
   });
 
-  it("records and replays streams through the global dispatcher door too (no fetch option)", { timeout: 90_000 }, async () => {
-    const file = join(fx.dir, `${provider}-dispatcher.json`);
-    enqueueConversation(provider, true);
-    expect(await agent(provider, "record", file, "create", "dispatcher")).toEqual(expectedTurns(provider));
-    for (const replayEntry of ["stream", "plain"] as const) {
-      expect(await agent(provider, "replay", file, replayEntry, "dispatcher"), `replay via ${replayEntry}`).toEqual(expectedTurns(provider));
-    }
-  });
+  it(
+    "records and replays streams through the global dispatcher door too (no fetch option)",
+    { timeout: 90_000 },
+    async () => {
+      const file = join(fx.dir, `${provider}-dispatcher.json`);
+      enqueueConversation(provider, true);
+      expect(await agent(provider, "record", file, "create", "dispatcher")).toEqual(expectedTurns(provider));
+      for (const replayEntry of ["stream", "plain"] as const) {
+        expect(await agent(provider, "replay", file, replayEntry, "dispatcher"), `replay via ${replayEntry}`).toEqual(
+          expectedTurns(provider),
+        );
+      }
+    },
+  );
 });

@@ -11,8 +11,8 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { blackbox } from "../../src/blackbox.js";
-import { installDispatcher } from "../../src/edges/dispatcher.js";
+import { createSession, publicSession } from "../../src/blackbox.js";
+import { installDispatcher } from "../../src/interception/dispatcher/door.js";
 
 type Entry = "create" | "stream" | "plain";
 interface Turn {
@@ -25,8 +25,9 @@ const env = process.env;
 const mode = env.BB_MODE as "record" | "replay";
 const file = env.BB_FILE!;
 const entry = (env.ENTRY ?? "create") as Entry;
-const bb = blackbox(mode === "record" ? { mode, out: file } : { mode, cassette: file });
-const door = env.DOOR === "dispatcher" ? await installDispatcher(bb).then(() => ({})) : { fetch: bb.fetch };
+const engine = createSession(mode === "record" ? { mode, out: file } : { mode, cassette: file });
+const bb = publicSession(engine);
+const door = env.DOOR === "dispatcher" ? await installDispatcher(engine).then(() => ({})) : { fetch: bb.fetch };
 const tools = bb.tools({
   async get_weather(args: { city: string }) {
     return { city: args.city, sky: args.city === "Lisbon" ? "sunny ☀" : "rain 雨" };
@@ -39,7 +40,11 @@ const weatherSchema = { type: "object", properties: { city: { type: "string" } }
 async function anthropicAgent(): Promise<Turn[]> {
   const client = new Anthropic({ apiKey: env.ANTHROPIC_API_KEY ?? "sk-ant-placeholder", ...door, maxRetries: 0 });
   const messages: Anthropic.MessageParam[] = [{ role: "user", content: question }];
-  const base = { model: "claude-sonnet-4-5", max_tokens: 512, tools: [{ name: "get_weather", description: "Weather", input_schema: weatherSchema as Anthropic.Tool.InputSchema }] };
+  const base = {
+    model: "claude-sonnet-4-5",
+    max_tokens: 512,
+    tools: [{ name: "get_weather", description: "Weather", input_schema: weatherSchema as Anthropic.Tool.InputSchema }],
+  };
   const turns: Turn[] = [];
   for (let i = 0; i < 4; i++) {
     let content: Anthropic.ContentBlock[];
@@ -58,9 +63,12 @@ async function anthropicAgent(): Promise<Turn[]> {
       const events = await client.messages.create({ ...base, messages, stream: true });
       for await (const ev of events) {
         if (ev.type === "content_block_start") blocks[ev.index] = { ...ev.content_block };
-        else if (ev.type === "content_block_delta" && ev.delta.type === "text_delta") blocks[ev.index]!.text += ev.delta.text;
-        else if (ev.type === "content_block_delta" && ev.delta.type === "input_json_delta") json[ev.index] = (json[ev.index] ?? "") + ev.delta.partial_json;
-        else if (ev.type === "content_block_stop" && blocks[ev.index]!.type === "tool_use") blocks[ev.index]!.input = JSON.parse(json[ev.index] || "{}");
+        else if (ev.type === "content_block_delta" && ev.delta.type === "text_delta")
+          blocks[ev.index]!.text += ev.delta.text;
+        else if (ev.type === "content_block_delta" && ev.delta.type === "input_json_delta")
+          json[ev.index] = (json[ev.index] ?? "") + ev.delta.partial_json;
+        else if (ev.type === "content_block_stop" && blocks[ev.index]!.type === "tool_use")
+          blocks[ev.index]!.input = JSON.parse(json[ev.index] || "{}");
         else if (ev.type === "message_delta") stop = ev.delta.stop_reason;
       }
       content = blocks as Anthropic.ContentBlock[];
@@ -86,7 +94,10 @@ async function anthropicAgent(): Promise<Turn[]> {
 async function openaiAgent(): Promise<Turn[]> {
   const client = new OpenAI({ apiKey: env.OPENAI_API_KEY ?? "sk-placeholder", ...door, maxRetries: 0 });
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: question }];
-  const base = { model: "gpt-4.1", tools: [{ type: "function" as const, function: { name: "get_weather", parameters: weatherSchema } }] };
+  const base = {
+    model: "gpt-4.1",
+    tools: [{ type: "function" as const, function: { name: "get_weather", parameters: weatherSchema } }],
+  };
   const turns: Turn[] = [];
   for (let i = 0; i < 4; i++) {
     let msg: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] };
@@ -117,9 +128,17 @@ async function openaiAgent(): Promise<Turn[]> {
       msg = { content: text, ...(calls.length ? { tool_calls: calls } : {}) };
     }
     const calls = msg.tool_calls ?? [];
-    turns.push({ text: msg.content ?? "", calls: calls.map((c) => ({ name: c.function.name, input: JSON.parse(c.function.arguments) })), stop });
+    turns.push({
+      text: msg.content ?? "",
+      calls: calls.map((c) => ({ name: c.function.name, input: JSON.parse(c.function.arguments) })),
+      stop,
+    });
     if (calls.length === 0) break;
-    messages.push({ role: "assistant", content: msg.content, tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: c.function })) });
+    messages.push({
+      role: "assistant",
+      content: msg.content,
+      tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: c.function })),
+    });
     for (const c of calls) {
       const r = await tools.get_weather(JSON.parse(c.function.arguments) as { city: string });
       messages.push({ role: "tool", tool_call_id: c.id, content: JSON.stringify(r) });

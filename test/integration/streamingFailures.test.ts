@@ -30,7 +30,12 @@ function session(name: string, baseUrl: string, provider: "anthropic" | "openai"
 describe("an agent that stops reading a stream while recording", () => {
   it("Anthropic: finish() refuses, saying the agent stopped reading, and writes nothing", async () => {
     const { bb, out } = session("abort-anthropic", fx.fake.anthropicUrl, "anthropic");
-    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fx.fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
+    const client = new Anthropic({
+      apiKey: "sk-ant-test-0000",
+      baseURL: fx.fake.anthropicUrl,
+      fetch: bb.fetch,
+      maxRetries: 0,
+    });
     fx.fake.enqueue({ sse: anthropicSSE(reply), chunkSize: 5, delayMs: 2 });
     const seen: string[] = [];
     for await (const ev of await client.messages.create({ ...params, stream: true })) {
@@ -38,7 +43,9 @@ describe("an agent that stops reading a stream while recording", () => {
       if (ev.type === "content_block_delta") break;
     }
     expect(seen[0]).toBe("message_start");
-    await expect(bb.finish()).rejects.toThrow(/agent stopped reading a streamed reply before it ended.*Read streams to the end/);
+    await expect(bb.finish()).rejects.toThrow(
+      /agent stopped reading a streamed reply before it ended.*Read streams to the end/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -60,7 +67,12 @@ describe("an agent that stops reading a stream while recording", () => {
 describe("a provider stream that breaks while recording", () => {
   it("Anthropic: a stream ending before message_stop is refused as broken", async () => {
     const { bb, out } = session("cut-anthropic", fx.fake.anthropicUrl, "anthropic");
-    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fx.fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
+    const client = new Anthropic({
+      apiKey: "sk-ant-test-0000",
+      baseURL: fx.fake.anthropicUrl,
+      fetch: bb.fetch,
+      maxRetries: 0,
+    });
     const events = anthropicSSE(reply);
     fx.fake.enqueue({ sse: events.slice(0, -2), chunkSize: 3, delayMs: 1 }); // no message_delta, no message_stop
     let text = "";
@@ -86,9 +98,16 @@ describe("a provider stream that breaks while recording", () => {
 
   it("Anthropic: an error event mid-stream reaches the agent and finish() refuses, naming the error", async () => {
     const { bb, out } = session("error-anthropic", fx.fake.anthropicUrl, "anthropic");
-    const client = new Anthropic({ apiKey: "sk-ant-test-0000", baseURL: fx.fake.anthropicUrl, fetch: bb.fetch, maxRetries: 0 });
+    const client = new Anthropic({
+      apiKey: "sk-ant-test-0000",
+      baseURL: fx.fake.anthropicUrl,
+      fetch: bb.fetch,
+      maxRetries: 0,
+    });
     const events = anthropicSSE(reply).slice(0, 4);
-    events.push(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`);
+    events.push(
+      `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`,
+    );
     fx.fake.enqueue({ sse: events, chunkSize: 5, delayMs: 1 });
     const read = async () => {
       for await (const _ of await client.messages.create({ ...params, stream: true })) {
@@ -129,7 +148,9 @@ describe("a provider stream that breaks while recording", () => {
         }
       };
       await expect(read()).rejects.toThrow();
-      await expect(bb.finish()).rejects.toThrow(/provider's stream broke before it ended.*not recorded\. Record the run again/);
+      await expect(bb.finish()).rejects.toThrow(
+        /provider's stream broke before it ended.*not recorded\. Record the run again/,
+      );
       expect(existsSync(out)).toBe(false);
     });
   });

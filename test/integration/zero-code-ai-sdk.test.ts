@@ -7,7 +7,8 @@
  * against the fake provider and replayed under unshare -n with the tool's side effect
  * absent. Found by trying it (helper): a replayed text block carried `citations: null`,
  * which @ai-sdk/anthropic's reply check refuses; its base URL set in code went around the
- * session (its user-agent is neither SDK's); openai(model) is the Responses API, refused.
+ * session (its user-agent is neither SDK's). openai(model) is the Responses API, with `store`
+ * on (its default): its second step sends the first step's items back as item references.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -31,37 +32,54 @@ describe("the Vercel AI SDK, recorded and replayed offline", () => {
     ["anthropic", "stream"],
     ["openai", ""],
     ["openai", "stream"],
-  ] as const)("%s %s: a tool call and the answer; the replay sends nothing and runs no tool", async (provider, mode) => {
-    const name = `${provider}-${mode || "plain"}`;
-    await twoStepRecordedAndReplayed({ fake: fx.fake, provider, streamed: mode === "stream", cwd: APP, args: ["agent.mjs", provider, ...(mode ? [mode] : [])], env: env(), dir: fx.dir, name, stdout: "steps: 2, text: Sunny in Lisbon.\n" });
-  });
+    ["responses", ""],
+    ["responses", "stream"],
+  ] as const)(
+    "%s %s: a tool call and the answer; the replay sends nothing and runs no tool",
+    async (provider, mode) => {
+      const name = `${provider}-${mode || "plain"}`;
+      await twoStepRecordedAndReplayed({
+        fake: fx.fake,
+        provider,
+        streamed: mode === "stream",
+        cwd: APP,
+        args: ["agent.mjs", provider, ...(mode ? [mode] : [])],
+        env: env(),
+        dir: fx.dir,
+        name,
+        stdout: "steps: 2, text: Sunny in Lisbon.\n",
+      });
+    },
+  );
 });
 
 describe("what the door stops", () => {
-  it("openai(model), the Responses API: refused before anything is sent, naming openai.chat(model)", async () => {
-    const seen = fx.fake.requests.length;
-    const cassette = join(fx.dir, "responses.json");
-    const r = await hookedNode(APP, ["agent.mjs", "responses"], env({ TOOL_LOG: join(fx.dir, "responses.log"), BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }));
-    expect(r.stdout).toBe(
-      "failed: [blackbox] The OpenAI Responses API (client.responses.create) is not supported yet; use client.chat.completions.create instead (with the Vercel AI SDK: openai.chat(model), not openai(model)).\n",
-    );
-    expect(r.code).toBe(1);
-    expect(existsSync(cassette)).toBe(false);
-    expect(fx.fake.requests.length).toBe(seen);
-  });
-
-  it.each(["anthropic", "openai"] as const)("%s with its base URL set in code, named nowhere: stopped, naming the base URL to add", async (provider) => {
-    const seen = fx.fake.requests.length;
-    const cassette = join(fx.dir, `in-code-${provider}.json`);
-    const r = await hookedNode(
-      APP,
-      ["agent.mjs", provider],
-      env({ TOOL_LOG: join(fx.dir, "in-code.log"), ANTHROPIC_BASE_URL: undefined, OPENAI_BASE_URL: undefined, GATEWAY: fx.fake.url, BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette }),
-    );
-    const base = provider === "anthropic" ? fx.fake.url : `${fx.fake.url}/v1`; // Blackbox's base URLs are the official SDKs' (no /v1 for Anthropic)
-    expect(r.stdout).toMatch(new RegExp(`^failed: \\[blackbox\\] a model call of an SDK client \\(user-agent "ai/6\\.0\\.326 ai-sdk/provider-utils/[^"]*"\\) went to ${base.replace(/[.]/g, "\\.")}, which is not a provider base URL Blackbox knows`));
-    expect(r.code).toBe(1);
-    expect(existsSync(cassette)).toBe(false);
-    expect(fx.fake.requests.length).toBe(seen);
-  });
+  it.each(["anthropic", "openai"] as const)(
+    "%s with its base URL set in code, named nowhere: stopped, naming the base URL to add",
+    async (provider) => {
+      const seen = fx.fake.requests.length;
+      const cassette = join(fx.dir, `in-code-${provider}.json`);
+      const r = await hookedNode(
+        APP,
+        ["agent.mjs", provider],
+        env({
+          TOOL_LOG: join(fx.dir, "in-code.log"),
+          ANTHROPIC_BASE_URL: undefined,
+          OPENAI_BASE_URL: undefined,
+          GATEWAY: fx.fake.url,
+          BLACKBOX_MODE: "record",
+          BLACKBOX_OUT: cassette,
+        }),
+      );
+      const base = provider === "anthropic" ? fx.fake.url : `${fx.fake.url}/v1`; // Blackbox's base URLs are the official SDKs' (no /v1 for Anthropic)
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^failed: \\[blackbox\\] a model call of an SDK client \\(user-agent "ai/6\\.0\\.326 ai-sdk/provider-utils/[^"]*"\\) went to ${base.replace(/[.]/g, "\\.")}, which is not a provider base URL Blackbox knows`,
+        ),
+      );
+      expect(r.code).toBe(1);
+      expect(existsSync(cassette)).toBe(false);
+      expect(fx.fake.requests.length).toBe(seen);
+    },
+  );
 });

@@ -41,7 +41,17 @@ describe.each(SETUPS)("the app's own dispatcher (%s)", (how, seenPerCall) => {
       OPENAI_API_KEY: "sk-app-dispatcher-0000",
       DISPATCH_LOG: dispatches,
     };
-    await twoStepRecordedAndReplayed({ fake: fx.fake, provider, streamed: false, cwd: APP, args: ["agent.mjs", provider, how], env, dir: fx.dir, name: `${how}-${provider}`, stdout: "text: Sunny in Lisbon.\n" });
+    await twoStepRecordedAndReplayed({
+      fake: fx.fake,
+      provider,
+      streamed: false,
+      cwd: APP,
+      args: ["agent.mjs", provider, how],
+      env,
+      dir: fx.dir,
+      name: `${how}-${provider}`,
+      stdout: "text: Sunny in Lisbon.\n",
+    });
     // the two recorded calls went upstream through the app's dispatcher (and the replayed ones by the interceptor over the door)
     const path = provider === "anthropic" ? "/v1/messages" : "/v1/chat/completions";
     expect(readFileSync(dispatches, "utf8")).toBe(`POST ${path}\n`.repeat(2 * seenPerCall));
@@ -64,7 +74,10 @@ class Init { get method() { return "DELETE"; } }
 const del = await fetch(url, new Init());
 console.log(await put.text(), "|", await del.text());`;
   try {
-    const r = await hookedNode(APP, ["--input-type=module", "-e", code], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(fx.dir, "init.json") });
+    const r = await hookedNode(APP, ["--input-type=module", "-e", code], {
+      BLACKBOX_MODE: "record",
+      BLACKBOX_OUT: join(fx.dir, "init.json"),
+    });
     expect(r.stdout).toBe("PUT payload | DELETE \n");
     expect(r.code).toBe(0);
   } finally {

@@ -28,12 +28,14 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-const blackbox = (args: string[], env: Record<string, string | undefined> = {}, offline = false) => blackboxCli(fake, project, args, env, offline);
-
+const blackbox = (args: string[], env: Record<string, string | undefined> = {}, offline = false) =>
+  blackboxCli(fake, project, args, env, offline);
 
 test("blackbox record -- npm start writes exactly one verified cassette of the agent's run", async () => {
   queueTrip(fake);
-  const r = await blackbox(["record", "-o", cassette, "--", "npm", "start"], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
+  const r = await blackbox(["record", "-o", cassette, "--", "npm", "start"], {
+    ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456",
+  });
   // one line at the end, where the cassette went and what it holds (stdout stays the agent's)
   expect(r.stderr).toBe(`blackbox: recorded ${cassette}: 3 model calls, 2 tool calls, ended: success\n`);
   expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
@@ -51,7 +53,9 @@ test("a hooked parent process that makes no call leaves the one cassette to its 
   queueTrip(fake);
   const out = join(tmp.dir, "tree.json");
   const parent = "require('node:child_process').execFileSync(process.execPath, ['agent.mjs'], { stdio: 'inherit' })";
-  const r = await blackbox(["record", "-o", out, "--", process.execPath, "-e", parent], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
+  const r = await blackbox(["record", "-o", out, "--", process.execPath, "-e", parent], {
+    ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456",
+  });
   expect(r.stderr).toBe(`blackbox: recorded ${out}: 3 model calls, 2 tool calls, ended: success\n`);
   expect(r.code).toBe(0);
   expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
@@ -63,7 +67,9 @@ test("two processes of one run that both make calls: the second is refused, the 
   queueTrip(fake);
   queueTrip(fake);
   const out = join(tmp.dir, "twice.json");
-  const r = await blackbox(["record", "-o", out, "--", "sh", "-c", "node agent.mjs && node agent.mjs"], { ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456" });
+  const r = await blackbox(["record", "-o", out, "--", "sh", "-c", "node agent.mjs && node agent.mjs"], {
+    ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456",
+  });
   expect(r.code).not.toBe(0);
   expect(r.stderr).toContain("another process of this run already made model or tool calls under one cassette");
   const trace = readCassette(out);
@@ -85,6 +91,32 @@ test("unshare -n blackbox replay <cassette> -- npm start: same answer, no networ
   expect(fake.requests.length).toBe(before);
 });
 
+test("the config's redact rules keep a value out of the cassette, the closing line counts it, and the replay compares through them", async () => {
+  const config = join(project, "blackbox.redacting.config.mjs");
+  writeFileSync(
+    config,
+    'export default { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book_hotel"] }], redact: { values: ["Lisbon"] } };\n',
+  );
+  const out = join(tmp.dir, "redacted.json");
+  queueTrip(fake);
+  const r = await blackbox(["record", "-o", out, "--config", config, "--", "npm", "start"], {
+    ANTHROPIC_API_KEY: "sk-ant-real-looking-key-123456",
+  });
+  expect(r.stderr).toBe(
+    `blackbox: recorded ${out}: 3 model calls, 2 tool calls, ended: success, 1 value redacted (1 SECRET)\n`,
+  );
+  expect(readFileSync(out, "utf8")).not.toContain("Lisbon");
+  expect(readCassette(out).steps[1]!.payload).toMatchObject({ calls: [{ toolInput: { city: "<SECRET_1>" } }] });
+  rmSync(bookings, { force: true });
+  const replayed = await blackbox(["replay", out, "--", "npm", "start"], { BLACKBOX_CONFIG: config }, true);
+  // the agent is handed what the cassette holds
+  expect(replayed.stdout).toContain("Booked <SECRET_1> for 2 nights.");
+  expect(replayed.code).toBe(0);
+  expect(existsSync(bookings)).toBe(false);
+  rmSync(out);
+  rmSync(config);
+});
+
 test("the cassette committed in examples/zero-code replays as the README says: offline, no key, no booking", async () => {
   rmSync(bookings, { force: true });
   const r = await blackbox(["replay", "runs/trip.json", "--", "npm", "start"], { ANTHROPIC_BASE_URL: undefined }, true);
@@ -96,7 +128,10 @@ test("the cassette committed in examples/zero-code replays as the README says: o
 });
 
 test("a replay that diverges exits non-zero with a report", async () => {
-  writeFileSync(join(project, "agent.mjs"), readFileSync(join(project, "agent.mjs"), "utf8").replace("book 2 nights", "book 3 nights"));
+  writeFileSync(
+    join(project, "agent.mjs"),
+    readFileSync(join(project, "agent.mjs"), "utf8").replace("book 2 nights", "book 3 nights"),
+  );
   try {
     const r = await blackbox(["replay", cassette, "--", "npm", "start"], {}, true);
     expect(r.code).not.toBe(0);
@@ -111,13 +146,33 @@ test("blackbox fork --at <tool_result> --set ... --script -- npm start continues
   const trace = readCassette(cassette);
   const at = trace.steps.findIndex((s) => s.type === "tool_result");
   const script = join(tmp.dir, "script.json");
-  writeFileSync(script, JSON.stringify([
-    { type: "tool_calls", calls: [{ toolCallId: "call-9", toolName: "book_hotel", toolInput: { city: "Lisbon", nights: 2 } }] },
-    { type: "final_answer", text: "Rainy, booked anyway." },
-  ]));
+  writeFileSync(
+    script,
+    JSON.stringify([
+      {
+        type: "tool_calls",
+        calls: [{ toolCallId: "call-9", toolName: "book_hotel", toolInput: { city: "Lisbon", nights: 2 } }],
+      },
+      { type: "final_answer", text: "Rainy, booked anyway." },
+    ]),
+  );
   const out = join(tmp.dir, "fork.json");
   const r = await blackbox(
-    ["fork", cassette, "--at", String(at), "--set", '{"city":"Lisbon","forecast":"rain"}', "--script", script, "-o", out, "--", "npm", "start"],
+    [
+      "fork",
+      cassette,
+      "--at",
+      String(at),
+      "--set",
+      '{"city":"Lisbon","forecast":"rain"}',
+      "--script",
+      script,
+      "-o",
+      out,
+      "--",
+      "npm",
+      "start",
+    ],
     {},
     true,
   );
@@ -155,7 +210,10 @@ test("the child's exit code comes back, and usage errors exit 2", async () => {
 
 test("a tampered cassette is refused before the command runs", async () => {
   const tampered = join(tmp.dir, "tampered.json");
-  writeFileSync(tampered, readFileSync(cassette, "utf8").replace("Booked Lisbon for 2 nights.", "Booked Paris for 2 nights."));
+  writeFileSync(
+    tampered,
+    readFileSync(cassette, "utf8").replace("Booked Lisbon for 2 nights.", "Booked Paris for 2 nights."),
+  );
   const r = await blackbox(["replay", tampered, "--", process.execPath, "-e", "console.log('ran')"]);
   expect(r.stdout).not.toContain("ran");
   expect(r.stderr).toContain(`blackbox: the cassette ${tampered} fails verify, so the command was not run`);
@@ -164,8 +222,12 @@ test("a tampered cassette is refused before the command runs", async () => {
 });
 
 test("SIGTERM to blackbox reaches the command, and its exit code comes back", async () => {
-  const script = 'process.on("SIGTERM", () => { console.log("child got SIGTERM"); process.exit(5); }); console.log("ready"); setInterval(() => {}, 1000);';
-  const child = spawn(process.execPath, [BIN, "replay", cassette, "--", process.execPath, "-e", script], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
+  const script =
+    'process.on("SIGTERM", () => { console.log("child got SIGTERM"); process.exit(5); }); console.log("ready"); setInterval(() => {}, 1000);';
+  const child = spawn(process.execPath, [BIN, "replay", cassette, "--", process.execPath, "-e", script], {
+    cwd: project,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let sent = false;
   child.stdout.on("data", (d) => {

@@ -1,5 +1,5 @@
 /**
- * How a TypeScript config loads (src/edges/config.ts). One that imports nothing but
+ * How a TypeScript config loads (src/config/index.ts). One that imports nothing but
  * @ardaulas/blackbox/config (values or types), builtins and TypeScript modules of its own
  * that import the same has its types (and theirs) stripped by sucrase and is imported as
  * data: modules, without jiti; everything else still loads through jiti (and
@@ -10,7 +10,15 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { runProcess } from "../helpers/child.js";
-import { loadedModules, MODULE_LOGGER, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+import {
+  loadedModules,
+  MODULE_LOGGER,
+  readCassette,
+  REGISTER,
+  requireBuild,
+  tempDir,
+  toolNames,
+} from "./zeroCodeHelpers.js";
 
 const tmp = tempDir();
 beforeAll(requireBuild);
@@ -43,13 +51,23 @@ async function recordWith(files: Record<string, string>, links: Record<string, s
   for (const [name, target] of Object.entries(links)) symlinkSync(target, join(dir, name));
   writeFileSync(join(dir, "log-require.cjs"), REQUIRE_LOGGER);
   const out = join(dir, "run.json");
-  const r = await runProcess(process.execPath, ["--require", "./log-require.cjs", "--import", MODULE_LOGGER, "--import", REGISTER, "agent.mjs"], {
-    cwd: dir,
-    env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: out, JITI_FS_CACHE: "false" },
-  });
+  const r = await runProcess(
+    process.execPath,
+    ["--require", "./log-require.cjs", "--import", MODULE_LOGGER, "--import", REGISTER, "agent.mjs"],
+    {
+      cwd: dir,
+      env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: out, JITI_FS_CACHE: "false" },
+    },
+  );
   const loaded = loadedModules(r.stderr);
-  const required = r.stderr.split("\n").filter((l) => l.startsWith("REQUIRED ")).map((l) => l.slice(9));
-  const rest = r.stderr.split("\n").filter((l) => l && !l.startsWith("LOADED ") && !l.startsWith("REQUIRED ")).join("\n");
+  const required = r.stderr
+    .split("\n")
+    .filter((l) => l.startsWith("REQUIRED "))
+    .map((l) => l.slice(9));
+  const rest = r.stderr
+    .split("\n")
+    .filter((l) => l && !l.startsWith("LOADED ") && !l.startsWith("REQUIRED "))
+    .join("\n");
   expect(rest).toBe("");
   expect(r.code).toBe(0);
   expect(r.stdout).toBe('{"city":"Lisbon","sunny":true}\n');
@@ -107,19 +125,22 @@ export const entry: { module: string; exports: string[] } = { module: "./" + bas
 });
 
 test("a module imported by two modules of the config (one through a symlink) runs once: one instance", async () => {
-  const r = await recordWith({
-    "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
+  const r = await recordWith(
+    {
+      "blackbox.config.ts": `import { defineConfig } from "@ardaulas/blackbox/config";
 import "./a.ts";
 import "./b.ts";
 import "./c.ts";
 import { state } from "./counter.ts";
 export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [state.runs === 1 && state.seen === 3 ? "get_weather" : \`runs \${state.runs} seen \${state.seen}\`] }] });
 `,
-    "counter.ts": `export const state: { runs: number; seen: number } = { runs: 0, seen: 0 };\nstate.runs++;\n`,
-    "a.ts": `import { state } from "./counter.ts";\nstate.seen++;\n`,
-    "b.ts": `import { state } from "./counter";\nstate.seen++;\n`,
-    "c.ts": `import { state } from "./linked.ts";\nstate.seen++;\n`,
-  }, { "linked.ts": "counter.ts" });
+      "counter.ts": `export const state: { runs: number; seen: number } = { runs: 0, seen: 0 };\nstate.runs++;\n`,
+      "a.ts": `import { state } from "./counter.ts";\nstate.seen++;\n`,
+      "b.ts": `import { state } from "./counter";\nstate.seen++;\n`,
+      "c.ts": `import { state } from "./linked.ts";\nstate.seen++;\n`,
+    },
+    { "linked.ts": "counter.ts" },
+  );
   expect(r).toMatchObject({ tools: ["get_weather"], jiti: false });
 });
 
@@ -141,10 +162,15 @@ ${Array.from({ length: 12 }, (_, k) => `import { n${k} } from "./w${k}.ts";`).jo
 export default defineConfig({ tools: [{ module: "./tools.mjs", exports: [[${Array.from({ length: 12 }, (_, k) => `n${k}`).join(", ")}][0]!] }] });
 `,
   };
-  for (let k = 0; k < 12; k++) wide[`w${k}.ts`] = `${"// a long comment line of the kind a generated module has\n".repeat(1800)}export const n${k}: string = "get_weather";\n`;
+  for (let k = 0; k < 12; k++)
+    wide[`w${k}.ts`] =
+      `${"// a long comment line of the kind a generated module has\n".repeat(1800)}export const n${k}: string = "get_weather";\n`;
   expect(await recordWith(wide)).toMatchObject({ tools: ["get_weather"], jiti: true });
   // the same chain ten levels deep takes the data: road
-  const short = await recordWith({ ...files, "blackbox.config.ts": files["blackbox.config.ts"]!.replace("./m40.ts", "./m10.ts") });
+  const short = await recordWith({
+    ...files,
+    "blackbox.config.ts": files["blackbox.config.ts"]!.replace("./m40.ts", "./m10.ts"),
+  });
   expect(short).toMatchObject({ tools: ["get_weather"], jiti: false });
 });
 
@@ -173,7 +199,11 @@ import { entry } from "./entries.ts";
 export default defineConfig({ tools: [entry] });
 `,
     "entries.ts": `import { entry as e } from "entries-pkg";\nexport const entry: { module: string; exports: string[] } = e;\n`,
-    "node_modules/entries-pkg/package.json": JSON.stringify({ name: "entries-pkg", type: "module", exports: "./index.mjs" }),
+    "node_modules/entries-pkg/package.json": JSON.stringify({
+      name: "entries-pkg",
+      type: "module",
+      exports: "./index.mjs",
+    }),
     "node_modules/entries-pkg/index.mjs": `export const entry = { module: "./tools.mjs", exports: ["get_weather"] };\n`,
   });
   expect(pkg).toMatchObject({ tools: ["get_weather"], jiti: true });
@@ -302,7 +332,10 @@ if (!token) throw new Error("TOOLS_TOKEN is not set");
 export default defineConfig({ tools: [] });
 `,
     );
-    const r = await runProcess(process.execPath, ["--import", REGISTER, "agent.mjs"], { cwd: dir, env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "run.json") } });
+    const r = await runProcess(process.execPath, ["--import", REGISTER, "agent.mjs"], {
+      cwd: dir,
+      env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "run.json") },
+    });
     expect(r.stdout).toBe("config ran\n");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("the config could not be loaded (TOOLS_TOKEN is not set)");
@@ -314,9 +347,18 @@ test("a module of the config that fails while it runs ran once, and its error is
   mkdirSync(dir);
   writeFileSync(join(dir, "agent.mjs"), AGENT);
   writeFileSync(join(dir, "tools.mjs"), TOOLS);
-  writeFileSync(join(dir, "blackbox.config.ts"), 'import { defineConfig } from "@ardaulas/blackbox/config";\nimport { token } from "./token.ts";\nexport default defineConfig({ tools: token ? [] : [] });\n');
-  writeFileSync(join(dir, "token.ts"), 'console.log("module ran");\nexport const token: string = process.env.TOOLS_TOKEN ?? "";\nif (!token) throw new Error("TOOLS_TOKEN is not set");\n');
-  const r = await runProcess(process.execPath, ["--import", REGISTER, "agent.mjs"], { cwd: dir, env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "run.json") } });
+  writeFileSync(
+    join(dir, "blackbox.config.ts"),
+    'import { defineConfig } from "@ardaulas/blackbox/config";\nimport { token } from "./token.ts";\nexport default defineConfig({ tools: token ? [] : [] });\n',
+  );
+  writeFileSync(
+    join(dir, "token.ts"),
+    'console.log("module ran");\nexport const token: string = process.env.TOOLS_TOKEN ?? "";\nif (!token) throw new Error("TOOLS_TOKEN is not set");\n',
+  );
+  const r = await runProcess(process.execPath, ["--import", REGISTER, "agent.mjs"], {
+    cwd: dir,
+    env: { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "run.json") },
+  });
   expect(r.stdout).toBe("module ran\n");
   expect(r.code).toBe(2);
   expect(r.stderr).toContain("the config could not be loaded (TOOLS_TOKEN is not set)");

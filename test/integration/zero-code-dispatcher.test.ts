@@ -12,8 +12,8 @@ import { gzipSync } from "node:zlib";
 import Anthropic from "@anthropic-ai/sdk";
 import { fetch as undiciFetch, request as undiciRequest } from "undici";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { BlackboxDispatcher, installDispatcher } from "../../src/edges/dispatcher.js";
-import { createSession } from "../../src/session/index.js";
+import { BlackboxDispatcher, installDispatcher } from "../../src/interception/dispatcher/door.js";
+import { createSession } from "../../src/blackbox.js";
 import type { Trace } from "../../src/trace/types.js";
 import { anthropicMessage } from "../helpers/fakeProvider.js";
 import { tempDir } from "./zeroCodeHelpers.js";
@@ -28,7 +28,9 @@ let otherUrl = "";
 const seen: { path: string; body: string }[] = [];
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 beforeAll(async () => {
@@ -68,7 +70,11 @@ test("provider calls go through the session, everything else straight on; undo r
 
     // The real SDK on the built-in fetch, gzip reply decoded for the session and the SDK.
     const client = new Anthropic({ apiKey: "sk-ant-door-test-0123456789", baseURL: providerUrl });
-    const reply = await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] });
+    const reply = await client.messages.create({
+      model: "claude-haiku-4-5",
+      max_tokens: 64,
+      messages: [{ role: "user", content: "hi" }],
+    });
     expect(reply.content).toEqual([{ type: "text", text: "Hello from gzip." }]);
 
     // Another origin: passed to the previous dispatcher untouched.
@@ -76,24 +82,40 @@ test("provider calls go through the session, everything else straight on; undo r
     expect(await (await undiciFetch(`${otherUrl}/y`)).text()).toBe("other /y");
 
     // A non-model call on the provider origin passes through the session (record mode), with each body form.
-    const bodies: unknown[] = ["as string", Buffer.from("as bytes"), (async function* () { yield Buffer.from("as "); yield new TextEncoder().encode("iterable"); })()];
+    const bodies: unknown[] = [
+      "as string",
+      Buffer.from("as bytes"),
+      (async function* () {
+        yield Buffer.from("as ");
+        yield new TextEncoder().encode("iterable");
+      })(),
+    ];
     const door = (globalThis as Record<symbol, unknown>)[LEGACY] as BlackboxDispatcher;
     for (const body of bodies) {
-      const got = await new Promise<{ status: number; headers: Record<string, string>; text: string; ended: boolean }>((resolve, reject) => {
-        let status = 0;
-        let headers: Record<string, string> = {};
-        const chunks: Buffer[] = [];
-        door.dispatch(
-          { origin: providerUrl, path: "/v1/models/echo", method: "POST", headers: { "content-type": "text/plain" }, body },
-          {
-            onRequestStart: () => {},
-            onResponseStart: (_c: unknown, s: number, h: Record<string, string>) => void ((status = s), (headers = h)),
-            onResponseData: (_c: unknown, chunk: Buffer) => void chunks.push(chunk),
-            onResponseEnd: () => resolve({ status, headers, text: Buffer.concat(chunks).toString(), ended: true }),
-            onResponseError: (_c: unknown, err: Error) => reject(err),
-          },
-        );
-      });
+      const got = await new Promise<{ status: number; headers: Record<string, string>; text: string; ended: boolean }>(
+        (resolve, reject) => {
+          let status = 0;
+          let headers: Record<string, string> = {};
+          const chunks: Buffer[] = [];
+          door.dispatch(
+            {
+              origin: providerUrl,
+              path: "/v1/models/echo",
+              method: "POST",
+              headers: { "content-type": "text/plain" },
+              body,
+            },
+            {
+              onRequestStart: () => {},
+              onResponseStart: (_c: unknown, s: number, h: Record<string, string>) =>
+                void ((status = s), (headers = h)),
+              onResponseData: (_c: unknown, chunk: Buffer) => void chunks.push(chunk),
+              onResponseEnd: () => resolve({ status, headers, text: Buffer.concat(chunks).toString(), ended: true }),
+              onResponseError: (_c: unknown, err: Error) => reject(err),
+            },
+          );
+        },
+      );
       expect(got.status).toBe(200);
       expect(got.headers["content-type"]).toBe("application/json");
       expect(JSON.parse(got.text).echo).toBe(seen.at(-1)!.body);
@@ -124,7 +146,9 @@ test("a caller that aborts gets an abort error, and the door stays usable", asyn
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("user gave up")), 100);
     const started = Date.now();
-    await expect(fetch(`${providerUrl}/v1/models/slow`, { method: "POST", body: "x", signal: controller.signal })).rejects.toThrow(/user gave up/);
+    await expect(
+      fetch(`${providerUrl}/v1/models/slow`, { method: "POST", body: "x", signal: controller.signal }),
+    ).rejects.toThrow(/user gave up/);
     expect(Date.now() - started).toBeLessThan(2000);
     const ok = await fetch(`${providerUrl}/v1/models/after`, { method: "POST", body: "y" });
     expect(await ok.json()).toMatchObject({ echo: "y" });

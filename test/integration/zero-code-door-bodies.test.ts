@@ -1,6 +1,6 @@
 /**
  * The door claims `isMockActive`, so Node's fetch hands it each request body as the
- * caller gave it (src/edges/formBody.ts). Every kind of body must still reach a server
+ * caller gave it (src/interception/dispatcher/formBody.ts). Every kind of body must still reach a server
  * byte for byte: on the way past the door (not a provider) and through the session to
  * a provider endpoint (record mode forwards it). FormData is re-encoded with a
  * Content-Type that names its own boundary.
@@ -9,8 +9,8 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { installDispatcher } from "../../src/edges/dispatcher.js";
-import { createSession } from "../../src/session/index.js";
+import { installDispatcher } from "../../src/interception/dispatcher/door.js";
+import { createSession } from "../../src/blackbox.js";
 import { tempDir } from "./zeroCodeHelpers.js";
 
 interface Seen {
@@ -62,14 +62,23 @@ const BODIES: Array<[string, () => BodyInit]> = [
   ["bytes", () => new Uint8Array([0, 1, 2, 255])],
   ["URLSearchParams", () => new URLSearchParams({ a: "1", b: "x y" })],
   ["Blob", () => new Blob(["blob text"], { type: "text/x-blob" })],
-  ["ReadableStream", () => new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode("streamed")), c.close()) })],
+  [
+    "ReadableStream",
+    () => new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode("streamed")), c.close()) }),
+  ],
 ];
 
 /** The multipart body parsed back by the platform, so a boundary mismatch shows. */
 async function parts(s: Seen): Promise<Array<[string, string]>> {
   const parsed = await new Response(new Uint8Array(s.body), { headers: { "content-type": s.type ?? "" } }).formData();
   const out: Array<[string, string]> = [];
-  for (const [k, v] of parsed) out.push([k, typeof v === "string" ? v : `${(v as File).name}:${(v as File).type}:${[...new Uint8Array(await (v as Blob).arrayBuffer())]}`]);
+  for (const [k, v] of parsed)
+    out.push([
+      k,
+      typeof v === "string"
+        ? v
+        : `${(v as File).name}:${(v as File).type}:${[...new Uint8Array(await (v as Blob).arrayBuffer())]}`,
+    ]);
   return out;
 }
 
@@ -82,7 +91,11 @@ test("past the door, every body kind reaches the server as without the door; For
     for (const [i, [name, body]] of BODIES.entries()) {
       await fetch(`${url}/other`, { method: "POST", body: body(), duplex: "half" } as RequestInit);
       const got = seen.pop()!;
-      expect({ name, ...got, body: got.body.toString("latin1") }).toEqual({ name, ...expected[i]!, body: expected[i]!.body.toString("latin1") });
+      expect({ name, ...got, body: got.body.toString("latin1") }).toEqual({
+        name,
+        ...expected[i]!,
+        body: expected[i]!.body.toString("latin1"),
+      });
     }
     await fetch(`${url}/other`, { method: "POST", body: form() });
     const got = seen.pop()!;

@@ -1,5 +1,5 @@
 /**
- * How the register hook wraps configured tool files (src/edges/toolHooks.ts, esmTools.ts):
+ * How the register hook wraps configured tool files (src/tools/index.ts, esmTools.ts):
  * one wrapper module at an ESM tool file's URL, whichever road its source takes: Node's
  * in-thread hooks where they are sound (Node 24), the main-thread read where Node has
  * none (Node 20), a `module.register` loader when another loader is there. Each app runs
@@ -10,7 +10,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runProcess } from "../helpers/child.js";
-import { hookedNode, noCassetteNotice, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+import {
+  hookedNode,
+  noCassetteNotice,
+  readCassette,
+  REGISTER,
+  requireBuild,
+  tempDir,
+  toolNames,
+} from "./zeroCodeHelpers.js";
 
 const tmp = tempDir();
 beforeAll(() => requireBuild());
@@ -71,8 +79,9 @@ describe("an ESM tools module", () => {
     const dir = project({
       "package.json": '{ "type": "module" }',
       "tools.mjs": WEATHER_TOOLS,
-      "more.mjs": 'export function save_note(text) { return `saved ${text}`; }\nexport const extra = 1;\n',
-      "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["get_weather", "save_note"] }] };\n',
+      "more.mjs": "export function save_note(text) { return `saved ${text}`; }\nexport const extra = 1;\n",
+      "blackbox.config.mjs":
+        'export default { tools: [{ module: "./tools.mjs", exports: ["get_weather", "save_note"] }] };\n',
       "app.mjs": `
 import greet, { get_weather, save_note, unit, extra } from "./tools.mjs";
 import * as ns from "./tools.mjs";
@@ -82,9 +91,13 @@ console.log(JSON.stringify(await get_weather("Lisbon")), await ns.save_note("rai
     });
     const r = await bareAndHooked(dir, "app.mjs");
     expect(r.hooked).toBe(r.bare);
-    expect(r.bare).toContain('["default","extra","get_weather","save_note","unit","whereAmI"] get_weather save_note function hello celsius 1');
+    expect(r.bare).toContain(
+      '["default","extra","get_weather","save_note","unit","whereAmI"] get_weather save_note function hello celsius 1',
+    );
     expect(toolNames(r.trace)).toEqual(["get_weather", "save_note"]);
-    const results = r.trace.steps.filter((s) => s.type === "tool_result").map((s) => (s.payload as { result: unknown }).result);
+    const results = r.trace.steps
+      .filter((s) => s.type === "tool_result")
+      .map((s) => (s.payload as { result: unknown }).result);
     expect(results).toEqual([{ city: "Lisbon", sky: "sun" }, "saved rain"]);
   });
 
@@ -105,8 +118,10 @@ console.log(JSON.stringify(await get_weather("Lisbon")), await ns.save_note("rai
   test("a default export can be the tool, and a sync tool's call is awaited like any other", async () => {
     const dir = project({
       "tools.mjs": "export default function lookup(q) { return q.toUpperCase(); }\nexport const other = 2;\n",
-      "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", export: "default", name: "lookup" }] };\n',
-      "app.mjs": 'import lookup, { other } from "./tools.mjs";\nconsole.log(lookup.name, await lookup("abc"), other);\n',
+      "blackbox.config.mjs":
+        'export default { tools: [{ module: "./tools.mjs", export: "default", name: "lookup" }] };\n',
+      "app.mjs":
+        'import lookup, { other } from "./tools.mjs";\nconsole.log(lookup.name, await lookup("abc"), other);\n',
     });
     const r = await sameAsBare(dir, "app.mjs", "lookup ABC 2\n");
     expect(toolNames(r.trace)).toEqual(["lookup"]);
@@ -114,19 +129,24 @@ console.log(JSON.stringify(await get_weather("Lisbon")), await ns.save_note("rai
 
   test("an export the module later replaces is called as it is now (live binding), and recorded", async () => {
     const dir = project({
-      "tools.mjs": 'export let search = (q) => `old ${q}`;\nexport function upgrade() { search = (q) => `new ${q}`; }\n',
+      "tools.mjs":
+        "export let search = (q) => `old ${q}`;\nexport function upgrade() { search = (q) => `new ${q}`; }\n",
       "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["search"] }] };\n',
-      "app.mjs": 'import { search, upgrade } from "./tools.mjs";\nconsole.log(await search("a"));\nupgrade();\nconsole.log(await search("b"));\n',
+      "app.mjs":
+        'import { search, upgrade } from "./tools.mjs";\nconsole.log(await search("a"));\nupgrade();\nconsole.log(await search("b"));\n',
     });
     const r = await sameAsBare(dir, "app.mjs", "old a\nnew b\n");
-    const results = r.trace.steps.filter((s) => s.type === "tool_result").map((s) => (s.payload as { result: unknown }).result);
+    const results = r.trace.steps
+      .filter((s) => s.type === "tool_result")
+      .map((s) => (s.payload as { result: unknown }).result);
     expect(results).toEqual(["old a", "new b"]);
   });
 
   test("a module of an import cycle can call the tool while the cycle is still loading", async () => {
     const dir = project({
       "tools.mjs": 'import "./warmup.mjs";\nexport function ping(n) { return n + 1; }\n',
-      "warmup.mjs": 'import { ping } from "./tools.mjs";\nexport const warmed = ping(1);\nconsole.log("warm", typeof warmed);\n',
+      "warmup.mjs":
+        'import { ping } from "./tools.mjs";\nexport const warmed = ping(1);\nconsole.log("warm", typeof warmed);\n',
       "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["ping"] }] };\n',
       "app.mjs": 'import { ping } from "./tools.mjs";\nconsole.log(await ping(41));\n',
     });
@@ -147,7 +167,7 @@ import { ping } from "./tools.mjs";
 console.log(JSON.stringify(String(await readFile(new URL("./tools.mjs", import.meta.url)))), await ping());
 `,
     });
-    const r = await sameAsBare(dir, "app.mjs", '"export function ping() { return 1; }\\n" 1\n');
+    await sameAsBare(dir, "app.mjs", '"export function ping() { return 1; }\\n" 1\n');
   });
 
   test("a .js file with no package type is ESM or CommonJS by its syntax, as Node decides, and wrapped either way", async () => {
@@ -157,7 +177,8 @@ console.log(JSON.stringify(String(await readFile(new URL("./tools.mjs", import.m
       "cjs-tools.js": "exports.fromCjs = (x) => `cjs ${x}`;\n",
       "blackbox.config.mjs":
         'export default { tools: [{ module: "./esm-tools.js", exports: ["fromEsm"] }, { module: "./cjs-tools.js", exports: ["fromCjs"] }] };\n',
-      "app.mjs": 'import { fromEsm } from "./esm-tools.js";\nimport { fromCjs } from "./cjs-tools.js";\nconsole.log(await fromEsm(1), await fromCjs(2));\n',
+      "app.mjs":
+        'import { fromEsm } from "./esm-tools.js";\nimport { fromCjs } from "./cjs-tools.js";\nconsole.log(await fromEsm(1), await fromCjs(2));\n',
     });
     const r = await sameAsBare(dir, "app.mjs", "esm 1 cjs 2\n", ["--no-warnings"]); // Node warns of the reparse
     expect(toolNames(r.trace)).toEqual(["fromEsm", "fromCjs"]);
@@ -237,21 +258,24 @@ export async function load(url, context, next) {
     expect(toolNames(r.trace)).toEqual(["whereAmI"]);
   });
 
-  test.runIf(OWN_ROAD === "in-thread hooks")("in-thread hooks registered after the hook that answer the tool file: ours goes on top again", async () => {
-    const dir = project({
-      ...files,
-      "loader.mjs": `import { registerHooks } from "node:module";
+  test.runIf(OWN_ROAD === "in-thread hooks")(
+    "in-thread hooks registered after the hook that answer the tool file: ours goes on top again",
+    async () => {
+      const dir = project({
+        ...files,
+        "loader.mjs": `import { registerHooks } from "node:module";
 import { readFileSync } from "node:fs";
 registerHooks({ load(url, context, next) {
   if (url.endsWith("/tools.mjs")) return { format: "module", source: readFileSync(new URL(url)), shortCircuit: true };
   return next(url, context);
 } });
 `,
-    });
-    const r = await bareAndHooked(dir, "app.mjs", [], ["--import", "./loader.mjs"]);
-    expect(r.hooked).toContain(MARK);
-    expect(toolNames(r.trace)).toEqual(["whereAmI"]);
-  });
+      });
+      const r = await bareAndHooked(dir, "app.mjs", [], ["--import", "./loader.mjs"]);
+      expect(r.hooked).toContain(MARK);
+      expect(toolNames(r.trace)).toEqual(["whereAmI"]);
+    },
+  );
 
   test("an fs.promises.readFile wrapper installed after the hook, and a frozen Error before it: the tools are still wrapped", async () => {
     const dir = project({
@@ -294,8 +318,15 @@ console.log(import.meta.url === pathToFileURL(process.argv[1]).href ? "main" : "
     "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.mjs", exports: ["ping"] }] };\n',
   });
   const bare = await runProcess(process.execPath, ["tools.mjs"], { cwd: dir });
-  const hooked = await hookedNode(dir, ["tools.mjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "never.json") });
-  expect([bare.stdout, hooked.stdout, hooked.stderr]).toEqual(["main\n", "main\n", noCassetteNotice(join(dir, "never.json"))]);
+  const hooked = await hookedNode(dir, ["tools.mjs"], {
+    BLACKBOX_MODE: "record",
+    BLACKBOX_OUT: join(dir, "never.json"),
+  });
+  expect([bare.stdout, hooked.stdout, hooked.stderr]).toEqual([
+    "main\n",
+    "main\n",
+    noCassetteNotice(join(dir, "never.json")),
+  ]);
 });
 
 test("a tool file imported by a module that require() loads: wrapped where Node has in-thread hooks, else one clear warning", async () => {
@@ -328,8 +359,15 @@ test("require() of an ES tool file with require(esm) turned off fails with Node'
   });
   const args = ["--no-experimental-require-module", "--no-warnings"];
   const bare = await runProcess(process.execPath, [...args, "app.cjs"], { cwd: dir });
-  const hooked = await hookedNode(dir, [...args, "app.cjs"], { BLACKBOX_MODE: "record", BLACKBOX_OUT: join(dir, "never.json") });
-  const firstLines = (text: string) => text.split("\n").filter((l) => /Error|export/.test(l)).slice(0, 2);
+  const hooked = await hookedNode(dir, [...args, "app.cjs"], {
+    BLACKBOX_MODE: "record",
+    BLACKBOX_OUT: join(dir, "never.json"),
+  });
+  const firstLines = (text: string) =>
+    text
+      .split("\n")
+      .filter((l) => /Error|export/.test(l))
+      .slice(0, 2);
   expect(bare.code).not.toBe(0);
   expect(hooked.code).toBe(bare.code);
   expect(firstLines(hooked.stderr)).toEqual(firstLines(bare.stderr));

@@ -4,7 +4,7 @@
  * proof of absence when the scan is complete.
  */
 import { expect, test } from "vitest";
-import { scanExports } from "../../src/edges/staticExports.js";
+import { scanExports } from "../../src/config/staticExports.js";
 
 const names = (source: string) => [...scanExports(source).names].sort();
 

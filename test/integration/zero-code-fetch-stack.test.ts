@@ -1,5 +1,5 @@
 /**
- * The door goes in at start-up without loading Node's fetch stack (src/edges/fetchStack.ts):
+ * The door goes in at start-up without loading Node's fetch stack (src/interception/dispatcher/fetchStack.ts):
  * on Node 20 that stack loads at the first touch of fetch, Response, Request, Headers or
  * FormData, and Node's own Agent is made then, below the door. Fresh hooked processes
  * (record mode, no config) against the fake provider and a second server on loopback.
@@ -15,7 +15,10 @@ import { anthropicMessage, startFakeProvider, type FakeProvider } from "../helpe
 import { hookedNode, noCassetteNotice, readCassette, requireBuild, tempDir } from "./zeroCodeHelpers.js";
 
 /** Node 20 defers its fetch stack behind lazy getters, and so does the door; Node 24 loads it at any look (then the door loads it). */
-const defers = execFileSync(process.execPath, ["-p", '!!Object.getOwnPropertyDescriptor(globalThis, "Response").get'], { encoding: "utf8" }).trim() === "true";
+const defers =
+  execFileSync(process.execPath, ["-p", '!!Object.getOwnPropertyDescriptor(globalThis, "Response").get'], {
+    encoding: "utf8",
+  }).trim() === "true";
 
 const tmp = tempDir();
 let fake: FakeProvider;
@@ -41,7 +44,12 @@ function folder(name: string): string {
   return dir;
 }
 
-const env = (out: string) => ({ BLACKBOX_MODE: "record", BLACKBOX_OUT: out, ANTHROPIC_BASE_URL: fake.anthropicUrl, OTHER_URL: otherUrl });
+const env = (out: string) => ({
+  BLACKBOX_MODE: "record",
+  BLACKBOX_OUT: out,
+  ANTHROPIC_BASE_URL: fake.anthropicUrl,
+  OTHER_URL: otherUrl,
+});
 
 /** Prints whether the door holds the global slot, what is below it, and whether undici 7 (the fallback) was loaded. */
 const REPORT = `
@@ -53,30 +61,49 @@ export function report() {
 }
 `;
 
-test.runIf(defers)("a hooked process that never fetches loads none of Node's fetch stack (nor crypto, nor canonicalize); the door is in place", async () => {
-  const write = (name: string) => `process.on("exit", () => require("fs").writeFileSync(${JSON.stringify(join(tmp.dir, name))}, process.moduleLoadList.join("\\n")));`;
-  writeFileSync(join(tmp.dir, "bare.cjs"), write("bare.txt"));
-  writeFileSync(join(tmp.dir, "hooked.cjs"), write("hooked.txt"));
-  writeFileSync(
-    join(tmp.dir, "idle.mjs"),
-    'console.log(globalThis[Symbol.for("undici.globalDispatcher.1")]?.[Symbol.for("ardaulas.blackbox.dispatcher.v1")] === true);\n',
-  );
-  const bare = await runProcess(process.execPath, ["--require", "./bare.cjs", "idle.mjs"], { cwd: tmp.dir });
-  const hooked = await hookedNode(tmp.dir, ["--require", "./hooked.cjs", "idle.mjs"], env(join(tmp.dir, "idle.json")));
-  expect([bare.stdout, hooked.stdout, hooked.stderr]).toEqual(["false\n", "true\n", noCassetteNotice(join(tmp.dir, "idle.json"))]);
-  const loaded = (name: string) => new Set(readFileSync(join(tmp.dir, name), "utf8").split("\n"));
-  const before = loaded("bare.txt");
-  const extra = [...loaded("hooked.txt")].filter((m) => !before.has(m));
-  expect(extra.length).toBeGreaterThan(0); // the hook's own modules: else this test could not fail
-  // nor a CommonJS package from ESM (canonicalize loads at the first hash: Node's CommonJS export lexer stays unloaded)
-  expect(extra.filter((m) => /^NativeModule (internal\/deps\/undici|internal\/deps\/cjs-module-lexer|http|https|tls|net|zlib|crypto)\b/.test(m))).toEqual([]);
-});
+test.runIf(defers)(
+  "a hooked process that never fetches loads none of Node's fetch stack (nor crypto, nor canonicalize); the door is in place",
+  async () => {
+    const write = (name: string) =>
+      `process.on("exit", () => require("fs").writeFileSync(${JSON.stringify(join(tmp.dir, name))}, process.moduleLoadList.join("\\n")));`;
+    writeFileSync(join(tmp.dir, "bare.cjs"), write("bare.txt"));
+    writeFileSync(join(tmp.dir, "hooked.cjs"), write("hooked.txt"));
+    writeFileSync(
+      join(tmp.dir, "idle.mjs"),
+      'console.log(globalThis[Symbol.for("undici.globalDispatcher.1")]?.[Symbol.for("ardaulas.blackbox.dispatcher.v1")] === true);\n',
+    );
+    const bare = await runProcess(process.execPath, ["--require", "./bare.cjs", "idle.mjs"], { cwd: tmp.dir });
+    const hooked = await hookedNode(
+      tmp.dir,
+      ["--require", "./hooked.cjs", "idle.mjs"],
+      env(join(tmp.dir, "idle.json")),
+    );
+    expect([bare.stdout, hooked.stdout, hooked.stderr]).toEqual([
+      "false\n",
+      "true\n",
+      noCassetteNotice(join(tmp.dir, "idle.json")),
+    ]);
+    const loaded = (name: string) => new Set(readFileSync(join(tmp.dir, name), "utf8").split("\n"));
+    const before = loaded("bare.txt");
+    const extra = [...loaded("hooked.txt")].filter((m) => !before.has(m));
+    expect(extra.length).toBeGreaterThan(0); // the hook's own modules: else this test could not fail
+    // nor a CommonJS package from ESM (canonicalize loads at the first hash: Node's CommonJS export lexer stays unloaded)
+    expect(
+      extra.filter((m) =>
+        /^NativeModule (internal\/deps\/undici|internal\/deps\/cjs-module-lexer|http|https|tls|net|zlib|crypto)\b/.test(
+          m,
+        ),
+      ),
+    ).toEqual([]);
+  },
+);
 
 describe.each(["fetch", "Response", "Request", "Headers", "FormData"])("the first touch is %s", (first) => {
   test("Node's own Agent is made below the door: provider calls are recorded, other requests pass on", async () => {
     const dir = folder(`touch-${first}`);
     writeFileSync(join(dir, "report.mjs"), REPORT);
-    const touch = first === "fetch" ? "await fetch(process.env.OTHER_URL + '/first').then((r) => r.text())" : `typeof ${first}`;
+    const touch =
+      first === "fetch" ? "await fetch(process.env.OTHER_URL + '/first').then((r) => r.text())" : `typeof ${first}`;
     writeFileSync(
       join(dir, "app.mjs"),
       `import { report } from "./report.mjs";
@@ -92,8 +119,15 @@ console.log(report());
     const out = join(dir, "out.json");
     const r = await hookedNode(dir, ["app.mjs"], env(out));
     expect(r.stderr).toBe("");
-    const [app, report] = r.stdout.trim().split("\n").map((j) => JSON.parse(j));
-    expect(app).toEqual({ firstTouch: first === "fetch" ? "other /first" : "function", other: "other /later", text: `hello after ${first}` });
+    const [app, report] = r.stdout
+      .trim()
+      .split("\n")
+      .map((j) => JSON.parse(j));
+    expect(app).toEqual({
+      firstTouch: first === "fetch" ? "other /first" : "function",
+      other: "other /later",
+      text: `hello after ${first}`,
+    });
     expect(report).toEqual({ door: true, below: "Agent", undici7: false });
     expect(readCassette(out).steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
   });
@@ -101,7 +135,7 @@ console.log(report());
 
 test("undici's own request and fetch before anything touches Node's fetch: through the door, Node's Agent below it", async () => {
   const dir = folder("undici-first");
-  writeFileSync(join(dir, "report.mjs"), REPORT.replace("k.includes(\"/node_modules/undici/\")", "false"));
+  writeFileSync(join(dir, "report.mjs"), REPORT.replace('k.includes("/node_modules/undici/")', "false"));
   writeFileSync(
     join(dir, "app.mjs"),
     `import { report } from "./report.mjs";
@@ -121,7 +155,10 @@ console.log(report());
   const out = join(dir, "out.json");
   const r = await hookedNode(dir, ["app.mjs"], env(out));
   expect(r.stderr).toBe("");
-  const [app, report] = r.stdout.trim().split("\n").map((j) => JSON.parse(j));
+  const [app, report] = r.stdout
+    .trim()
+    .split("\n")
+    .map((j) => JSON.parse(j));
   expect(app).toEqual({ other: "other /via-request", text: "hello undici", belowIsUndici7: false });
   expect(report).toMatchObject({ door: true, below: "Agent" });
   expect(readCassette(out).steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
@@ -181,12 +218,14 @@ console.log(JSON.stringify([f === globalThis.fetch, ["FormData", "Headers", "Req
   expect(hooked.stdout).toBe(bare.stdout);
 });
 
-test.runIf(defers)("undo before the stack loaded: the globals and the empty slot as they were, and Node makes its Agent as usual", async () => {
-  const dir = folder("undo");
-  const stack = JSON.stringify(join(ROOT, "dist", "edges", "fetchStack.js"));
-  writeFileSync(
-    join(dir, "undo.mjs"),
-    `import { deferFetchStack } from ${stack};
+test.runIf(defers)(
+  "undo before the stack loaded: the globals and the empty slot as they were, and Node makes its Agent as usual",
+  async () => {
+    const dir = folder("undo");
+    const stack = JSON.stringify(join(ROOT, "dist", "interception", "dispatcher", "fetchStack.js"));
+    writeFileSync(
+      join(dir, "undo.mjs"),
+      `import { deferFetchStack } from ${stack};
 const slot = Symbol.for("undici.globalDispatcher.1");
 const d = (k) => JSON.stringify(Object.getOwnPropertyDescriptor(globalThis, k), (key, v) => (typeof v === "function" ? v.name : v));
 const before = [d("Response"), d("fetch"), globalThis[slot]];
@@ -198,17 +237,21 @@ const after = [d("Response"), d("fetch"), globalThis[slot]];
 void Response;
 console.log(JSON.stringify({ during, same: JSON.stringify(after) === JSON.stringify(before), agent: globalThis[slot]?.constructor?.name }));
 `,
-  );
-  const r = await runProcess(process.execPath, ["undo.mjs"], { cwd: dir });
-  expect(r.stderr).toBe("");
-  expect(JSON.parse(r.stdout)).toEqual({ during: [true, false], same: true, agent: "Agent" });
-});
+    );
+    const r = await runProcess(process.execPath, ["undo.mjs"], { cwd: dir });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toEqual({ during: [true, false], same: true, agent: "Agent" });
+  },
+);
 
-test.runIf(!defers)("where Node's fetch stack loads at any look at it, the door goes over Node's own Agent at once", async () => {
-  const dir = folder("eager");
-  writeFileSync(join(dir, "report.mjs"), REPORT);
-  writeFileSync(join(dir, "app.mjs"), 'import { report } from "./report.mjs";\nconsole.log(report());\n');
-  const r = await hookedNode(dir, ["app.mjs"], env(join(dir, "never.json")));
-  expect(r.stderr).toBe(noCassetteNotice(join(dir, "never.json")));
-  expect(JSON.parse(r.stdout)).toEqual({ door: true, below: "Agent", undici7: false });
-});
+test.runIf(!defers)(
+  "where Node's fetch stack loads at any look at it, the door goes over Node's own Agent at once",
+  async () => {
+    const dir = folder("eager");
+    writeFileSync(join(dir, "report.mjs"), REPORT);
+    writeFileSync(join(dir, "app.mjs"), 'import { report } from "./report.mjs";\nconsole.log(report());\n');
+    const r = await hookedNode(dir, ["app.mjs"], env(join(dir, "never.json")));
+    expect(r.stderr).toBe(noCassetteNotice(join(dir, "never.json")));
+    expect(JSON.parse(r.stdout)).toEqual({ door: true, below: "Agent", undici7: false });
+  },
+);

@@ -6,11 +6,11 @@
  * ReAct agent; recorded against the fake provider and replayed under unshare -n with the
  * tool's side effect absent. Found by trying it (helper): ChatOpenAI puts the tool's name on
  * every tool message, which Blackbox refused as a message name, so no OpenAI run recorded.
+ * ChatOpenAI with `useResponsesApi: true` (`responses`) sends the Responses API.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { hookedNode, SDK_APPS, twoStepRecordedAndReplayed, useZeroCodeFixture } from "./zeroCodeHelpers.js";
+import { describe, it } from "vitest";
+import { SDK_APPS, twoStepRecordedAndReplayed, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
 const APP = join(SDK_APPS, "langchain");
 const fx = useZeroCodeFixture("langchain");
@@ -31,8 +31,24 @@ describe("LangChain.js, recorded and replayed offline", () => {
     ["openai", "loop"],
     ["openai", "stream"],
     ["openai", "graph"],
-  ] as const)("%s %s: a tool call and the answer; the replay sends nothing and runs no tool", async (provider, mode) => {
-    const name = `${provider}-${mode}`;
-    await twoStepRecordedAndReplayed({ fake: fx.fake, provider, streamed: mode === "stream", cwd: APP, args: ["agent.mjs", provider, mode], env: env(), dir: fx.dir, name, stdout: "answer: Sunny in Lisbon.\n" });
-  });
+    ["responses", "loop"],
+    ["responses", "stream"],
+    ["responses", "graph"],
+  ] as const)(
+    "%s %s: a tool call and the answer; the replay sends nothing and runs no tool",
+    async (provider, mode) => {
+      const name = `${provider}-${mode}`;
+      await twoStepRecordedAndReplayed({
+        fake: fx.fake,
+        provider,
+        streamed: mode === "stream",
+        cwd: APP,
+        args: ["agent.mjs", provider, mode],
+        env: env(),
+        dir: fx.dir,
+        name,
+        stdout: "answer: Sunny in Lisbon.\n",
+      });
+    },
+  );
 });

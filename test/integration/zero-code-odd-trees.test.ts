@@ -10,7 +10,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { blackboxCli, DONE_LINE, queueTrip, readCassette, REGISTER, requireBuild, tempDir, toolNames } from "./zeroCodeHelpers.js";
+import {
+  blackboxCli,
+  DONE_LINE,
+  queueTrip,
+  readCassette,
+  REGISTER,
+  requireBuild,
+  tempDir,
+  toolNames,
+} from "./zeroCodeHelpers.js";
 
 let fake: FakeProvider;
 const tmp = tempDir();
@@ -22,13 +31,15 @@ const KEY = "sk-ant-real-looking-key-123456";
 // The example agent with a turn limit (TURNS) and, with HANG_AFTER_FIRST, a pause after
 // its first round that tells a parent thread "first" and waits (to be terminated, or for "go").
 const LOOP = (agent: string) =>
-  agent
-    .replace("turn < 8; turn++) {", `turn < Number(process.env.TURNS ?? 8); turn++) {
+  agent.replace(
+    "turn < 8; turn++) {",
+    `turn < Number(process.env.TURNS ?? 8); turn++) {
   if (turn === 1 && process.env.HANG_AFTER_FIRST) {
     const { parentPort } = await import("node:worker_threads");
     parentPort.postMessage("first");
     await new Promise((go) => { const t = setInterval(() => {}, 1000); parentPort.once("message", () => { clearInterval(t); go(); }); });
-  }`);
+  }`,
+  );
 
 // A launcher that runs loop.mjs in a worker thread and never looks at how it ended.
 const IN_WORKER = `import { Worker } from "node:worker_threads";
@@ -66,17 +77,23 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-const blackbox = (args: string[], env: Record<string, string | undefined> = {}, offline = false, cwd = project) => blackboxCli(fake, cwd, args, env, offline);
-
+const blackbox = (args: string[], env: Record<string, string | undefined> = {}, offline = false, cwd = project) =>
+  blackboxCli(fake, cwd, args, env, offline);
 
 async function drain(): Promise<void> {
   while (fake.pending > 0) await fetch(`${fake.url}/drain`, { method: "POST" });
 }
 
 test("a diverged replay fails even when the launcher drops the agent's exit code (sh -c '...; true')", async () => {
-  const r = await blackbox(["replay", trip, "--", "sh", "-c", "node loop.mjs; echo launcher done"], { TURNS: "1" }, true);
+  const r = await blackbox(
+    ["replay", trip, "--", "sh", "-c", "node loop.mjs; echo launcher done"],
+    { TURNS: "1" },
+    true,
+  );
   expect(r.stdout).toContain("launcher done");
-  expect(r.stderr).toMatch(/^blackbox: Replay diverged at step \d+ \(model_input\): the agent finished after 1 model call\(s\), but the recording made 3/);
+  expect(r.stderr).toMatch(
+    /^blackbox: Replay diverged at step \d+ \(model_input\): the agent finished after 1 model call\(s\), but the recording made 3/,
+  );
   expect(r.code).toBe(1);
 });
 
@@ -88,20 +105,34 @@ test("a replay in a worker thread: passes when whole, fails when it diverged (a 
   expect(existsSync(bookings)).toBe(false);
 
   const short = await blackbox(["replay", trip, "--", "node", "in-worker.mjs"], { TURNS: "1" }, true);
-  expect(short.stderr).toMatch(/^blackbox: Replay diverged at step \d+ \(model_input\): the agent finished after 1 model call\(s\), but the recording made 3/);
+  expect(short.stderr).toMatch(
+    /^blackbox: Replay diverged at step \d+ \(model_input\): the agent finished after 1 model call\(s\), but the recording made 3/,
+  );
   expect(short.code).toBe(1);
 });
 
 test("a worker thread terminated after its first calls: the replay is not passed unchecked, the record says what happened", async () => {
-  const replay = await blackbox(["replay", trip, "--", "node", "in-worker.mjs"], { HANG_AFTER_FIRST: "1", TERMINATE: "1" }, true);
-  expect(replay.stderr).toMatch(/^blackbox: the replay was not checked: process \d+ made model or tool calls but ended before its end-of-run check/);
+  const replay = await blackbox(
+    ["replay", trip, "--", "node", "in-worker.mjs"],
+    { HANG_AFTER_FIRST: "1", TERMINATE: "1" },
+    true,
+  );
+  expect(replay.stderr).toMatch(
+    /^blackbox: the replay was not checked: process \d+ made model or tool calls but ended before its end-of-run check/,
+  );
   expect(replay.stderr).toContain("worker thread");
   expect(replay.code).toBe(1);
 
   queueTrip(fake);
   const out = join(tmp.dir, "terminated.json");
-  const rec = await blackbox(["record", "-o", out, "--", "node", "in-worker.mjs"], { ANTHROPIC_API_KEY: KEY, HANG_AFTER_FIRST: "1", TERMINATE: "1" });
-  expect(rec.stderr).toMatch(/^blackbox: no cassette was written to .*terminated\.json: process \d+ made model or tool calls but ended before it could write the cassette/);
+  const rec = await blackbox(["record", "-o", out, "--", "node", "in-worker.mjs"], {
+    ANTHROPIC_API_KEY: KEY,
+    HANG_AFTER_FIRST: "1",
+    TERMINATE: "1",
+  });
+  expect(rec.stderr).toMatch(
+    /^blackbox: no cassette was written to .*terminated\.json: process \d+ made model or tool calls but ended before it could write the cassette/,
+  );
   expect(rec.stderr).not.toContain("made no model call");
   expect(rec.code).toBe(1);
   expect(existsSync(out)).toBe(false);
@@ -113,8 +144,14 @@ test("a worker thread cut short by Ctrl-C: the record names the thread, and does
   // Ctrl-C lets a main thread write its cassette, never a worker thread's: the process ends first.
   queueTrip(fake);
   const out = join(tmp.dir, "interrupted.json");
-  const rec = await blackbox(["record", "-o", out, "--", "node", "in-worker.mjs"], { ANTHROPIC_API_KEY: KEY, HANG_AFTER_FIRST: "1", INTERRUPT: "1" });
-  expect(rec.stderr).toMatch(/^blackbox: no cassette was written to .*interrupted\.json: the command was killed \(exit code 130, signal 2\); process \d+ made model or tool calls but ended before it could write the cassette: it made them in its worker thread \d+/);
+  const rec = await blackbox(["record", "-o", out, "--", "node", "in-worker.mjs"], {
+    ANTHROPIC_API_KEY: KEY,
+    HANG_AFTER_FIRST: "1",
+    INTERRUPT: "1",
+  });
+  expect(rec.stderr).toMatch(
+    /^blackbox: no cassette was written to .*interrupted\.json: the command was killed \(exit code 130, signal 2\); process \d+ made model or tool calls but ended before it could write the cassette: it made them in its worker thread \d+/,
+  );
   expect(rec.stderr).toContain("a signal such as Ctrl-C");
   expect(rec.stderr).not.toContain("or on Ctrl-C");
   expect(rec.code).toBe(130);
@@ -126,15 +163,23 @@ test("a worker thread cut short by Ctrl-C: the record names the thread, and does
 test("the bare hook: a worker thread's diverged replay fails its process, a terminated one is not passed unchecked", async () => {
   const env = { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: trip, ANTHROPIC_API_KEY: "placeholder-key-not-sent" };
   const hooked = (more: Record<string, string>) =>
-    runProcess(process.execPath, ["--import", REGISTER, "in-worker.mjs"], { cwd: project, env: { ...env, ...more }, offline: true });
+    runProcess(process.execPath, ["--import", REGISTER, "in-worker.mjs"], {
+      cwd: project,
+      env: { ...env, ...more },
+      offline: true,
+    });
   const ok = await hooked({});
   expect(ok.stderr).toBe("");
   expect(ok.code).toBe(0);
   const short = await hooked({ TURNS: "1" });
-  expect(short.stderr).toMatch(/^blackbox: Replay diverged at step \d+ \(model_input\): the agent finished after 1 model call\(s\), but the recording made 3/);
+  expect(short.stderr).toMatch(
+    /^blackbox: Replay diverged at step \d+ \(model_input\): the agent finished after 1 model call\(s\), but the recording made 3/,
+  );
   expect(short.code).toBe(1);
   const cut = await hooked({ HANG_AFTER_FIRST: "1", TERMINATE: "1" });
-  expect(cut.stderr).toMatch(/^blackbox: the replay was not checked: process \d+ made model or tool calls but ended before its end-of-run check/);
+  expect(cut.stderr).toMatch(
+    /^blackbox: the replay was not checked: process \d+ made model or tool calls but ended before its end-of-run check/,
+  );
   expect(cut.code).toBe(1);
 });
 
@@ -160,7 +205,12 @@ test("two worker threads of one process making calls under one cassette: the sec
 async function recordAndReplayInApp(root: string, name: string): Promise<void> {
   queueTrip(fake);
   const out = join(root, `${name}.json`);
-  const rec = await blackbox(["record", "-o", out, "--", "sh", "-c", "cd app && node agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, root);
+  const rec = await blackbox(
+    ["record", "-o", out, "--", "sh", "-c", "cd app && node agent.mjs"],
+    { ANTHROPIC_API_KEY: KEY },
+    false,
+    root,
+  );
   expect(rec.stderr).toMatch(DONE_LINE);
   expect(rec.code).toBe(0);
   expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
@@ -176,7 +226,10 @@ test("the agent started in a subfolder (cd app && node ...) still uses the confi
   const root = join(tmp.dir, "mono");
   mkdirSync(join(root, "app"), { recursive: true });
   for (const f of ["agent.mjs", "tools.mjs"]) cpSync(join(project, f), join(root, "app", f));
-  writeFileSync(join(root, "blackbox.config.mjs"), `export default { tools: [{ module: "./app/tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
+  writeFileSync(
+    join(root, "blackbox.config.mjs"),
+    `export default { tools: [{ module: "./app/tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`,
+  );
   await recordAndReplayInApp(root, "mono");
 });
 
@@ -187,7 +240,10 @@ test("a package in a subfolder with a config of its own keeps it: the config of 
   mkdirSync(join(root, "lint"), { recursive: true });
   for (const f of ["agent.mjs", "tools.mjs", "blackbox.config.ts"]) cpSync(join(project, f), join(root, "app", f));
   writeFileSync(join(root, "lint", "rules.mjs"), "export function check() { return true; }\n");
-  writeFileSync(join(root, "blackbox.config.mjs"), `export default { tools: [{ module: "./lint/rules.mjs", exports: ["check"] }] };\n`);
+  writeFileSync(
+    join(root, "blackbox.config.mjs"),
+    `export default { tools: [{ module: "./lint/rules.mjs", exports: ["check"] }] };\n`,
+  );
   await recordAndReplayInApp(root, "mono2");
 });
 
@@ -196,7 +252,10 @@ test("a blackbox.config.cjs in the folder is used (not silently skipped, running
   mkdirSync(dir, { recursive: true });
   for (const f of ["agent.mjs", "tools.mjs"]) cpSync(join(project, f), join(dir, f));
   writeFileSync(join(dir, "package.json"), `{ "private": true, "type": "module" }\n`);
-  writeFileSync(join(dir, "blackbox.config.cjs"), `module.exports = { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
+  writeFileSync(
+    join(dir, "blackbox.config.cjs"),
+    `module.exports = { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`,
+  );
   queueTrip(fake);
   const out = join(dir, "cjs.json");
   const rec = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, dir);
@@ -215,7 +274,10 @@ test("process.exit() inside a tool: the replay's divergence says the recording e
   const tools = readFileSync(join(project, "tools.mjs"), "utf8");
   writeFileSync(join(dir, "tools.mjs"), tools.replace(/(appendFileSync\(file, [^;]*;)/, "$1\n  process.exit(0);"));
   writeFileSync(join(dir, "package.json"), `{ "private": true, "type": "module" }\n`);
-  writeFileSync(join(dir, "blackbox.config.mjs"), `export default { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`);
+  writeFileSync(
+    join(dir, "blackbox.config.mjs"),
+    `export default { tools: [{ module: "./tools.mjs", exports: ["get_weather", "book_hotel"] }] };\n`,
+  );
   queueTrip(fake);
   const out = join(dir, "exits.json");
   const rec = await blackbox(["record", "-o", out, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY }, false, dir);

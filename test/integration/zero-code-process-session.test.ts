@@ -44,7 +44,15 @@ console.log("mode:", bb.mode, "answer:", second.content[0].text);
   expect(recorded.stderr).toBe("");
   expect(recorded.stdout).toContain("mode: record answer: Booked.");
   const trace = readCassette(out);
-  expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"]);
+  expect(trace.steps.map((s) => s.type)).toEqual([
+    "model_input",
+    "model_output",
+    "tool_call",
+    "tool_result",
+    "model_input",
+    "model_output",
+    "metadata",
+  ]);
   expect(trace.steps[3]!.payload).toEqual({ toolCallId: "call-0", toolName: "book", result: { booked: "Lisbon" } });
 
   const { rmSync } = await import("node:fs");

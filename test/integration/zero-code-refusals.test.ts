@@ -38,9 +38,12 @@ console.log("agent done");
 
 function env(out: string): Record<string, string> {
   return {
-    ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-refusals-0123456789",
-    OPENAI_BASE_URL: fx.fake.openaiUrl, OPENAI_API_KEY: "sk-refusals-0123456789",
-    BLACKBOX_MODE: "record", BLACKBOX_OUT: out,
+    ANTHROPIC_BASE_URL: fx.fake.anthropicUrl,
+    ANTHROPIC_API_KEY: "sk-ant-refusals-0123456789",
+    OPENAI_BASE_URL: fx.fake.openaiUrl,
+    OPENAI_API_KEY: "sk-refusals-0123456789",
+    BLACKBOX_MODE: "record",
+    BLACKBOX_OUT: out,
   };
 }
 
@@ -50,7 +53,9 @@ describe("a refused call while recording through the hook: no cassette, one mess
     fx.fake.enqueue({ sse: anthropicSSE(reply), chunkSize: 5, delayMs: 2 });
     const r = await hookedNode(fx.dir, [agent("anthropic-break", anthropicBreaks)], env(out));
     expect(r.stdout).toContain("agent done");
-    expect(r.stderr).toMatch(/^blackbox: .*agent stopped reading a streamed reply before it ended.*Read streams to the end.* No cassette was written to .*anthropic-break\.json\.\n$/s);
+    expect(r.stderr).toMatch(
+      /^blackbox: .*agent stopped reading a streamed reply before it ended.*Read streams to the end.* No cassette was written to .*anthropic-break\.json\.\n$/s,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(r.code).toBe(1);
     expect(existsSync(out)).toBe(false);
@@ -61,7 +66,9 @@ describe("a refused call while recording through the hook: no cassette, one mess
     writeFileSync(out, '{"an":"earlier file"}');
     fx.fake.enqueue({ sse: openaiSSE(reply), chunkSize: 5, delayMs: 2 });
     const r = await hookedNode(fx.dir, [agent("openai-break", openaiBreaks)], env(out));
-    expect(r.stderr).toMatch(/^blackbox: .*agent stopped reading a streamed reply.* No cassette was written to .*openai-break\.json\.\n$/s);
+    expect(r.stderr).toMatch(
+      /^blackbox: .*agent stopped reading a streamed reply.* No cassette was written to .*openai-break\.json\.\n$/s,
+    );
     expect(r.code).toBe(1);
     expect(readFileSync(out, "utf8")).toBe('{"an":"earlier file"}');
   });
@@ -80,7 +87,9 @@ try {
     );
     const r = await hookedNode(fx.dir, [file], env(out));
     expect(r.stdout).toContain("agent caught: 400");
-    expect(r.stderr).toMatch(/^blackbox: .*stopped on a stop sequence.*Remove stop_sequences from the request\. No cassette was written to .*stopseq\.json\.\n$/s);
+    expect(r.stderr).toMatch(
+      /^blackbox: .*stopped on a stop sequence.*Remove stop_sequences from the request\. No cassette was written to .*stopseq\.json\.\n$/s,
+    );
     expect(r.code).toBe(1);
     expect(existsSync(out)).toBe(false);
   });
@@ -92,12 +101,23 @@ describe("a replay divergence in a wrapped tool shows the agent's frames, none f
       const dir = join(fx.dir, `tool-div-${kind}`);
       const { mkdirSync } = await import("node:fs");
       mkdirSync(dir);
-      writeFileSync(join(dir, `tools.${kind}`), kind === "mjs"
-        ? "export async function get_weather({ city }) { return { city, sky: \"sunny\" }; }\n"
-        : "exports.get_weather = async ({ city }) => ({ city, sky: \"sunny\" });\n");
-      writeFileSync(join(dir, "blackbox.config.mjs"), `export default { tools: [{ module: "./tools.${kind}", exports: ["get_weather"] }] };\n`);
-      const load = kind === "mjs" ? 'import { get_weather } from "./tools.mjs";' : 'import { createRequire } from "node:module";\nconst { get_weather } = createRequire(import.meta.url)("./tools.cjs");';
-      writeFileSync(join(dir, "agent.mjs"), `${load}
+      writeFileSync(
+        join(dir, `tools.${kind}`),
+        kind === "mjs"
+          ? 'export async function get_weather({ city }) { return { city, sky: "sunny" }; }\n'
+          : 'exports.get_weather = async ({ city }) => ({ city, sky: "sunny" });\n',
+      );
+      writeFileSync(
+        join(dir, "blackbox.config.mjs"),
+        `export default { tools: [{ module: "./tools.${kind}", exports: ["get_weather"] }] };\n`,
+      );
+      const load =
+        kind === "mjs"
+          ? 'import { get_weather } from "./tools.mjs";'
+          : 'import { createRequire } from "node:module";\nconst { get_weather } = createRequire(import.meta.url)("./tools.cjs");';
+      writeFileSync(
+        join(dir, "agent.mjs"),
+        `${load}
 import Anthropic from "@anthropic-ai/sdk";
 const client = new Anthropic({ maxRetries: 0 });
 const first = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "weather?" }] });
@@ -105,12 +125,18 @@ const use = first.content.find((b) => b.type === "tool_use");
 const city = process.env.CITY ?? use.input.city;
 await get_weather({ city });
 console.log("agent done");
-`);
+`,
+      );
       const out = join(dir, "run.json");
       fx.fake.enqueue({ json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) });
       const recorded = await hookedNode(dir, ["agent.mjs"], env(out));
       expect(recorded.stdout).toContain("agent done");
-      const r = await hookedNode(dir, ["agent.mjs"], { ...env(out), BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out, CITY: "Porto" }, true);
+      const r = await hookedNode(
+        dir,
+        ["agent.mjs"],
+        { ...env(out), BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out, CITY: "Porto" },
+        true,
+      );
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/the wrapped tool "get_weather"/);
       expect(r.stderr).toContain("Porto");
@@ -142,7 +168,12 @@ console.log("still alive");
     expect(r.stdout).not.toContain("still alive");
     expect(r.signal ?? r.code).toBe("SIGHUP");
     const trace = JSON.parse(readFileSync(out, "utf8"));
-    expect(trace.steps.at(-1).payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 129 });
+    expect(trace.steps.at(-1).payload).toEqual({
+      event: "run_failed",
+      status: "error",
+      reason: "process_exit",
+      exitCode: 129,
+    });
   });
 });
 
@@ -160,14 +191,27 @@ catch (err) { console.log("agent saw", err.status); }
     expect((await hookedNode(fx.dir, [file], env(out))).code).toBe(0);
     const { spawn } = await import("node:child_process");
     const { ROOT } = await import("../helpers/child.js");
-    const holder = spawn(process.execPath, ["--input-type=module", "-e",
-      `const { claimCassette } = await import(${JSON.stringify(join(ROOT, "dist", "edges", "claim.js"))}); claimCassette(${JSON.stringify(out)}); console.log("held"); setTimeout(() => {}, 20000);`],
-      { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, BLACKBOX_RUN: "" } });
+    const holder = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { claimCassette } = await import(${JSON.stringify(join(ROOT, "dist", "process", "claim.js"))}); claimCassette(${JSON.stringify(out)}); console.log("held"); setTimeout(() => {}, 20000);`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, BLACKBOX_RUN: "" } },
+    );
     try {
       await new Promise<void>((ok) => holder.stdout!.on("data", (d) => String(d).includes("held") && ok()));
-      const r = await hookedNode(fx.dir, [file], { ...env(out), BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
+      const r = await hookedNode(
+        fx.dir,
+        [file],
+        { ...env(out), BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out },
+        true,
+      );
       expect(r.stdout).toBe("agent saw 400\n");
-      expect(r.stderr).toMatch(/^blackbox: two processes are making model or tool calls under one cassette \(.*claimed\.json\): process \d+ already did/m);
+      expect(r.stderr).toMatch(
+        /^blackbox: two processes are making model or tool calls under one cassette \(.*claimed\.json\): process \d+ already did/m,
+      );
       expect(r.stderr).not.toContain("made no model or tool call");
       expect(r.code).toBe(1);
     } finally {
@@ -180,7 +224,10 @@ catch (err) { console.log("agent saw", err.status); }
     const { mkdirSync } = await import("node:fs");
     mkdirSync(dir);
     writeFileSync(join(dir, "names.mjs"), 'export const names = ["x"];\n');
-    writeFileSync(join(dir, "blackbox.config.mjs"), 'import { names } from "./names.mjs";\nexport const config = { tools: names };\n');
+    writeFileSync(
+      join(dir, "blackbox.config.mjs"),
+      'import { names } from "./names.mjs";\nexport const config = { tools: names };\n',
+    );
     writeFileSync(join(dir, "agent.mjs"), 'console.log("ran");\n');
     const r = await hookedNode(dir, ["agent.mjs"], env(join(dir, "out.json")));
     expect(r.stderr).toContain("the config has no default export (it exports config)");
@@ -202,9 +249,27 @@ if (process.env.SLEEP) await new Promise((r) => setTimeout(r, 20000));
     );
     const { runProcess } = await import("../helpers/child.js");
     const { REGISTER } = await import("./zeroCodeHelpers.js");
-    const killed = await runProcess("timeout", ["-s", "KILL", "3", "unshare", "-p", "-f", "--kill-child", "--mount-proc", process.execPath, "--import", REGISTER, file], {
-      cwd: fx.dir, env: { ...env(out), SLEEP: "1" },
-    });
+    const killed = await runProcess(
+      "timeout",
+      [
+        "-s",
+        "KILL",
+        "3",
+        "unshare",
+        "-p",
+        "-f",
+        "--kill-child",
+        "--mount-proc",
+        process.execPath,
+        "--import",
+        REGISTER,
+        file,
+      ],
+      {
+        cwd: fx.dir,
+        env: { ...env(out), SLEEP: "1" },
+      },
+    );
     expect(killed.stdout).toContain("got one");
     const again = await hookedNode(fx.dir, [file], env(out));
     const { readlinkSync } = await import("node:fs");
@@ -238,8 +303,15 @@ try { await ask("second"); } catch (err) { console.log("second:", err.message); 
     );
     const r = await hookedNode(fx.dir, [file], env(out));
     expect(r.stdout).toContain("reloaded\n");
-    expect(r.stdout).toContain("second: 400 [blackbox] a model call after the run ended on SIGHUP: the cassette was finished then, so this call is not recorded or replayed.");
-    expect(JSON.parse(readFileSync(out, "utf8")).steps.at(-1).payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 129 });
+    expect(r.stdout).toContain(
+      "second: 400 [blackbox] a model call after the run ended on SIGHUP: the cassette was finished then, so this call is not recorded or replayed.",
+    );
+    expect(JSON.parse(readFileSync(out, "utf8")).steps.at(-1).payload).toEqual({
+      event: "run_failed",
+      status: "error",
+      reason: "process_exit",
+      exitCode: 129,
+    });
   });
 });
 
@@ -247,7 +319,11 @@ describe("fourth review: the guard's corner cases and a SIGHUP before the first 
   const server = async (host: string) => {
     const { createServer } = await import("node:http");
     const seen: string[] = [];
-    const s = createServer((q, res) => { seen.push(`${q.method} ${q.url} ${q.socket.remotePort}`); res.setHeader("content-type", "application/json"); res.end("{}"); }).listen(0, host);
+    const s = createServer((q, res) => {
+      seen.push(`${q.method} ${q.url} ${q.socket.remotePort}`);
+      res.setHeader("content-type", "application/json");
+      res.end("{}");
+    }).listen(0, host);
     await new Promise((ok) => s.once("listening", ok));
     return { seen, port: (s.address() as { port: number }).port, close: () => s.close() };
   };
@@ -268,7 +344,12 @@ agent.destroy();
     const s = await server("::1");
     try {
       const file = agent("ipv6", sender("::1"));
-      const r = await hookedNode(fx.dir, [file], { ...env(join(fx.dir, "ipv6.json")), ANTHROPIC_BASE_URL: `http://[::1]:${s.port}`, PORT: String(s.port), FIRST: "1" });
+      const r = await hookedNode(fx.dir, [file], {
+        ...env(join(fx.dir, "ipv6.json")),
+        ANTHROPIC_BASE_URL: `http://[::1]:${s.port}`,
+        PORT: String(s.port),
+        FIRST: "1",
+      });
       expect(r.stdout).toMatch(/^got 200\nsaw: a model call \(POST http:\/\/\[::1\]:\d+\/v1\/messages\)/);
       expect(s.seen.map((l) => l.split(" ").slice(0, 2).join(" "))).toEqual(["GET /health"]);
     } finally {
@@ -280,9 +361,16 @@ agent.destroy();
     const s = await server("127.0.0.1");
     try {
       const file = agent("nohost", sender("127.0.0.1"));
-      const r = await hookedNode(fx.dir, [file], { ...env(join(fx.dir, "nohost.json")), ANTHROPIC_BASE_URL: `http://127.0.0.1:${s.port}`, PORT: String(s.port), NO_HOST: "1" });
+      const r = await hookedNode(fx.dir, [file], {
+        ...env(join(fx.dir, "nohost.json")),
+        ANTHROPIC_BASE_URL: `http://127.0.0.1:${s.port}`,
+        PORT: String(s.port),
+        NO_HOST: "1",
+      });
       expect(r.stdout).toMatch(/^saw: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/messages\)/);
-      expect(r.stderr).toMatch(/^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/messages\) went around Blackbox/m);
+      expect(r.stderr).toMatch(
+        /^blackbox: a model call \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/messages\) went around Blackbox/m,
+      );
       expect(s.seen).toEqual([]);
     } finally {
       s.close();
@@ -322,43 +410,63 @@ try { const r = await client.messages.create({ model: "claude-sonnet-4-6", max_t
 catch (err) { console.log("refused:", err.message); }
 `;
   const stray = (mode: "record" | "replay", out: string) => ({
-    GATEWAY: fx.fake.url, ANTHROPIC_BASE_URL: undefined, OPENAI_BASE_URL: undefined, BLACKBOX_MODE: mode, ...(mode === "record" ? { BLACKBOX_OUT: out } : { BLACKBOX_CASSETTE: out }),
+    GATEWAY: fx.fake.url,
+    ANTHROPIC_BASE_URL: undefined,
+    OPENAI_BASE_URL: undefined,
+    BLACKBOX_MODE: mode,
+    ...(mode === "record" ? { BLACKBOX_OUT: out } : { BLACKBOX_CASSETTE: out }),
   });
 
   it.each([
     ["openai", "openai 6.49.0", "/v1", "OPENAI_BASE_URL", "providers: { openai: "],
     ["anthropic", "@anthropic-ai/sdk 1.14.0", "/gw", "ANTHROPIC_BASE_URL", "providers: { anthropic: "],
-  ] as const)("record, %s: stopped before it is sent, named with the base URL to add, no cassette", async (sdk, name, path, envName, config) => {
-    const out = join(fx.dir, `stray-${sdk}.json`);
-    const seen = fx.fake.requests.length;
-    const r = await hookedNode(fx.dir, [agent(`stray-${sdk}`, strayAgent(sdk))], stray("record", out));
-    const base = `${fx.fake.url}${path}`;
-    expect(r.stdout).toContain(`refused: 400 [blackbox] a model call of ${name} went to ${base}, which is not a provider base URL Blackbox knows`);
-    expect(r.stderr).toContain(`would have gone around the recording; it was stopped before it left the process. Name that base URL: run with ${envName}=${base}, or add ${config}["${base}"] } to blackbox.config.ts.`);
-    expect(r.code).toBe(1);
-    expect(existsSync(out)).toBe(false);
-    expect(fx.fake.requests.length).toBe(seen);
-  });
+  ] as const)(
+    "record, %s: stopped before it is sent, named with the base URL to add, no cassette",
+    async (sdk, name, path, envName, config) => {
+      const out = join(fx.dir, `stray-${sdk}.json`);
+      const seen = fx.fake.requests.length;
+      const r = await hookedNode(fx.dir, [agent(`stray-${sdk}`, strayAgent(sdk))], stray("record", out));
+      const base = `${fx.fake.url}${path}`;
+      expect(r.stdout).toContain(
+        `refused: 400 [blackbox] a model call of ${name} went to ${base}, which is not a provider base URL Blackbox knows`,
+      );
+      expect(r.stderr).toContain(
+        `would have gone around the recording; it was stopped before it left the process. Name that base URL: run with ${envName}=${base}, or add ${config}["${base}"] } to blackbox.config.ts.`,
+      );
+      expect(r.code).toBe(1);
+      expect(existsSync(out)).toBe(false);
+      expect(fx.fake.requests.length).toBe(seen);
+    },
+  );
 
   // openai names its client class in the user-agent: a subclass, or a bundle that renamed the class, sends another name
   it.each([
     ["a subclass", "class MyOpenAI extends OpenAI {}", "MyOpenAI"],
     ["a class a bundler renamed", "const t = class extends OpenAI {}", "t"],
-  ])("record, openai through %s: still known as an SDK (its x-stainless headers), stopped", async (_what, decl, name) => {
-    const out = join(fx.dir, `stray-${name}.json`);
-    const seen = fx.fake.requests.length;
-    const code = strayAgent("openai").replace("const client = new OpenAI(", `${decl}\nconst client = new ${name}(`);
-    const r = await hookedNode(fx.dir, [agent(`stray-${name}`, code)], stray("record", out));
-    const base = `${fx.fake.url}/v1`;
-    expect(r.stdout).toContain(`refused: 400 [blackbox] a model call of an SDK client (user-agent "${name}/JS 6.49.0", package version "6.49.0") went to ${base}, which is not a provider base URL Blackbox knows`);
-    expect(r.code).toBe(1);
-    expect(existsSync(out)).toBe(false);
-    expect(fx.fake.requests.length).toBe(seen);
-  });
+  ])(
+    "record, openai through %s: still known as an SDK (its x-stainless headers), stopped",
+    async (_what, decl, name) => {
+      const out = join(fx.dir, `stray-${name}.json`);
+      const seen = fx.fake.requests.length;
+      const code = strayAgent("openai").replace("const client = new OpenAI(", `${decl}\nconst client = new ${name}(`);
+      const r = await hookedNode(fx.dir, [agent(`stray-${name}`, code)], stray("record", out));
+      const base = `${fx.fake.url}/v1`;
+      expect(r.stdout).toContain(
+        `refused: 400 [blackbox] a model call of an SDK client (user-agent "${name}/JS 6.49.0", package version "6.49.0") went to ${base}, which is not a provider base URL Blackbox knows`,
+      );
+      expect(r.code).toBe(1);
+      expect(existsSync(out)).toBe(false);
+      expect(fx.fake.requests.length).toBe(seen);
+    },
+  );
 
   it("replay: stopped rather than sent to the network, and the run fails", async () => {
     const seen = fx.fake.requests.length;
-    const r = await hookedNode(fx.dir, [agent("stray-replay", strayAgent("openai"))], stray("replay", join(ROOT, "examples", "zero-code", "runs", "trip.json")));
+    const r = await hookedNode(
+      fx.dir,
+      [agent("stray-replay", strayAgent("openai"))],
+      stray("replay", join(ROOT, "examples", "zero-code", "runs", "trip.json")),
+    );
     expect(r.stdout).toContain("refused: 400 [blackbox] a model call of openai");
     expect(r.stdout).toContain("so it would have gone to the network, which a replay never does");
     expect(r.code).not.toBe(0);
@@ -368,7 +476,10 @@ catch (err) { console.log("refused:", err.message); }
   it("named by the env variable it is the same call, recorded", async () => {
     const out = join(fx.dir, "stray-named.json");
     fx.fake.enqueue({ json: openaiCompletion({ text: "Hello." }) });
-    const r = await hookedNode(fx.dir, [agent("stray-named", strayAgent("openai"))], { ...stray("record", out), OPENAI_BASE_URL: `${fx.fake.url}/v1` });
+    const r = await hookedNode(fx.dir, [agent("stray-named", strayAgent("openai"))], {
+      ...stray("record", out),
+      OPENAI_BASE_URL: `${fx.fake.url}/v1`,
+    });
     expect(r.stdout).toBe("answer: Hello.\n");
     expect(r.code).toBe(0);
     expect(existsSync(out)).toBe(true);
@@ -387,9 +498,13 @@ catch (err) { console.log("refused:", err.message); }
     const file = agent("stray-azure", azureAgent);
     const r = await hookedNode(fx.dir, [file], stray("record", out));
     const base = `${fx.fake.url}/openai`;
-    expect(r.stdout).toContain(`refused: 400 [blackbox] a model call of openai 6.49.0 (AzureOpenAI) went to ${base}, which is not a provider base URL Blackbox knows`);
+    expect(r.stdout).toContain(
+      `refused: 400 [blackbox] a model call of openai 6.49.0 (AzureOpenAI) went to ${base}, which is not a provider base URL Blackbox knows`,
+    );
     // OPENAI_BASE_URL is not offered: AzureOpenAI reads it as its baseURL, and throws with an endpoint next to it
-    expect(r.stderr).toContain(`Name that base URL: add providers: { openai: ["${base}"] } to blackbox.config.ts (not OPENAI_BASE_URL`);
+    expect(r.stderr).toContain(
+      `Name that base URL: add providers: { openai: ["${base}"] } to blackbox.config.ts (not OPENAI_BASE_URL`,
+    );
     expect(r.code).toBe(1);
     expect(existsSync(out)).toBe(false);
     expect(fx.fake.requests.length).toBe(seen);
@@ -397,7 +512,10 @@ catch (err) { console.log("refused:", err.message); }
     const { mkdirSync } = await import("node:fs");
     const dir = join(fx.dir, "azure-named");
     mkdirSync(dir);
-    writeFileSync(join(dir, "blackbox.config.mjs"), `export default { providers: { openai: [${JSON.stringify(base)}] } };\n`);
+    writeFileSync(
+      join(dir, "blackbox.config.mjs"),
+      `export default { providers: { openai: [${JSON.stringify(base)}] } };\n`,
+    );
     writeFileSync(join(dir, "agent.mjs"), azureAgent);
     fx.fake.enqueue({ json: openaiCompletion({ text: "Hello." }) });
     const named = await hookedNode(dir, ["agent.mjs"], stray("record", join(dir, "named.json")));
@@ -406,7 +524,7 @@ catch (err) { console.log("refused:", err.message); }
     expect(existsSync(join(dir, "named.json"))).toBe(true);
   });
 
-  it("the Responses API to a base URL no route names: stopped with the refusal it gets wherever it goes", async () => {
+  it("the Responses API to a base URL no route names: stopped as chat completions are, named with the base URL and the config's openai entry", async () => {
     const seen = fx.fake.requests.length;
     const file = agent(
       "stray-responses",
@@ -416,8 +534,16 @@ try { await client.responses.create({ model: "gpt-4.1", input: "hi" }); console.
 catch (err) { console.log("refused:", err.message); }
 `,
     );
-    const r = await hookedNode(fx.dir, [file], stray("replay", join(ROOT, "examples", "zero-code", "runs", "trip.json")));
-    expect(r.stdout).toContain("refused: 400 [blackbox] The OpenAI Responses API (client.responses.create) is not supported yet");
+    const r = await hookedNode(
+      fx.dir,
+      [file],
+      stray("replay", join(ROOT, "examples", "zero-code", "runs", "trip.json")),
+    );
+    const base = `${fx.fake.url}/v1`;
+    expect(r.stdout).toContain(
+      `refused: 400 [blackbox] a model call of openai 6.49.0 went to ${base}, which is not a provider base URL Blackbox knows (the SDK's default, OPENAI_BASE_URL, or the config's providers), so it would have gone to the network, which a replay never does; it was stopped before it left the process. ` +
+        `Name that base URL: run with OPENAI_BASE_URL=${base}, or add providers: { openai: ["${base}"] } to blackbox.config.ts.`,
+    );
     expect(r.code).not.toBe(0);
     expect(fx.fake.requests.length).toBe(seen);
   });
@@ -435,4 +561,3 @@ console.log("status:", res.status);
     expect(fx.fake.requests.length).toBe(seen + 1);
   });
 });
-

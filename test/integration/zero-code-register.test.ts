@@ -8,7 +8,15 @@ import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { ROOT, runProcess } from "../helpers/child.js";
-import { FIXTURES, REGISTER, hookedNode, queueRun, readCassette, toolNames, useZeroCodeFixture } from "./zeroCodeHelpers.js";
+import {
+  FIXTURES,
+  REGISTER,
+  hookedNode,
+  queueRun,
+  readCassette,
+  toolNames,
+  useZeroCodeFixture,
+} from "./zeroCodeHelpers.js";
 
 const fx = useZeroCodeFixture();
 
@@ -58,13 +66,15 @@ const cases: Case[] = [
   // module (named in a TypeScript config) are stripped by Node, not by a loader. Node 20
   // has no type stripping: this case runs in .ci/run's Node 24 and 22 passes.
   ...((process.features as { typescript?: string }).typescript
-    ? [{
-        name: "TypeScript agent and tools run by Node itself (type stripping), TypeScript config",
-        dir: "ts-native",
-        wire: "anthropic",
-        tools: ["get_weather", "save_note"],
-        run: (env, offline) => hookedNode(nativeTsProject(), ["agent.ts"], env, offline),
-      } satisfies Case]
+    ? [
+        {
+          name: "TypeScript agent and tools run by Node itself (type stripping), TypeScript config",
+          dir: "ts-native",
+          wire: "anthropic",
+          tools: ["get_weather", "save_note"],
+          run: (env, offline) => hookedNode(nativeTsProject(), ["agent.ts"], env, offline),
+        } satisfies Case,
+      ]
     : []),
 ];
 
@@ -116,7 +126,13 @@ describe.each(cases)("$name", (c) => {
 
   test("replays by hand with no API key in the environment (the hook sets placeholders, as the CLI does)", async () => {
     rmSync(notes, { force: true });
-    const env = { ...base(), ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out };
+    const env = {
+      ...base(),
+      ANTHROPIC_API_KEY: undefined,
+      OPENAI_API_KEY: undefined,
+      BLACKBOX_MODE: "replay",
+      BLACKBOX_CASSETTE: out,
+    };
     const r = await c.run(env, true);
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("answer: Noted: sunny in Lisbon.");
@@ -125,7 +141,10 @@ describe.each(cases)("$name", (c) => {
   });
 
   test("a replay whose agent asks something else diverges: exit non-zero and a report", async () => {
-    const r = await c.run({ ...base(), PROMPT: "Something else entirely", BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out }, true);
+    const r = await c.run(
+      { ...base(), PROMPT: "Something else entirely", BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: out },
+      true,
+    );
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/diverge/i);
     expect(existsSync(notes)).toBe(false);
@@ -165,7 +184,9 @@ test("a recording process never sends the placeholder key a replay left in its e
     BLACKBOX_MODE: "record",
     BLACKBOX_OUT: out,
   });
-  const sent = fx.fake.requests.slice(before).map((q) => `${q.headers["x-api-key"] ?? ""} ${q.headers.authorization ?? ""}`);
+  const sent = fx.fake.requests
+    .slice(before)
+    .map((q) => `${q.headers["x-api-key"] ?? ""} ${q.headers.authorization ?? ""}`);
   while (fx.fake.pending > 0) await fetch(fx.fake.anthropicUrl, { method: "POST", body: "{}" }); // the replies it never asked for
   expect(sent.filter((h) => h.includes("blackbox-placeholder-key-never-sent"))).toEqual([]);
   expect(r.code).not.toBe(0);

@@ -1,6 +1,6 @@
 /**
  * In replay the hook answers a provider call at the global fetch (replayAtFetch in
- * src/edges/dispatcher.ts): Node's fetch and the dispatcher do not run for it, which is
+ * src/interception/dispatcher/door.ts): Node's fetch and the dispatcher do not run for it, which is
  * about half of a call's cost. Everything else a fetch can be still goes on to Node's fetch
  * and the door in the dispatcher slot: a `Request`, a body that is not a string, an
  * aborted signal, a dispatcher of the app's; and undici's own fetch reaches the door
@@ -13,8 +13,8 @@ import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { installDispatcher } from "../../src/edges/dispatcher.js";
-import { createSession } from "../../src/session/index.js";
+import { installDispatcher } from "../../src/interception/dispatcher/door.js";
+import { createSession } from "../../src/blackbox.js";
 import { anthropicMessage, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
 import { tempDir } from "./zeroCodeHelpers.js";
 
@@ -30,7 +30,10 @@ let recordedBody = "";
 let nodeFetchCalls = 0;
 const nodeFetch = globalThis.fetch;
 function countNodeFetch(): () => void {
-  globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => (nodeFetchCalls++, nodeFetch(input, init))) as typeof fetch;
+  globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => (
+    nodeFetchCalls++,
+    nodeFetch(input, init)
+  )) as typeof fetch;
   return () => void (globalThis.fetch = nodeFetch);
 }
 
@@ -65,7 +68,9 @@ beforeAll(async () => {
   const session = createSession({ mode: "record", out: cassette, providers: { anthropic: [fake.anthropicUrl] } });
   const undo = await installDispatcher(session);
   try {
-    const { data, response } = await new Anthropic({ apiKey: KEY, baseURL: fake.anthropicUrl, maxRetries: 0 }).messages.create(PARAMS).withResponse();
+    const { data, response } = await new Anthropic({ apiKey: KEY, baseURL: fake.anthropicUrl, maxRetries: 0 }).messages
+      .create(PARAMS)
+      .withResponse();
     expect(data.content).toEqual([{ type: "text", text: "Hello, replayed." }]);
     recordedUrl = response.url;
     await session.finish();
@@ -83,7 +88,11 @@ afterAll(async () => {
 });
 
 test("the SDK's call is answered at the global fetch: Node's fetch never runs, the reply and its url are as recorded", async () => {
-  const { got, wentOn } = await replayed(() => new Anthropic({ apiKey: "sk-ant-placeholder", baseURL: fake.anthropicUrl, maxRetries: 0 }).messages.create(PARAMS).withResponse());
+  const { got, wentOn } = await replayed(() =>
+    new Anthropic({ apiKey: "sk-ant-placeholder", baseURL: fake.anthropicUrl, maxRetries: 0 }).messages
+      .create(PARAMS)
+      .withResponse(),
+  );
   expect(wentOn).toBe(0);
   expect(got.data.content).toEqual([{ type: "text", text: "Hello, replayed." }]);
   expect(got.response.url).toBe(recordedUrl);
@@ -92,10 +101,17 @@ test("the SDK's call is answered at the global fetch: Node's fetch never runs, t
 });
 
 test("a Request, a byte body, and undici's own fetch go on to the door, with the same reply", async () => {
-  const text = async (res: Response | Awaited<ReturnType<typeof undiciFetch>>) => ({ url: res.url, json: await res.json() });
+  const text = async (res: Response | Awaited<ReturnType<typeof undiciFetch>>) => ({
+    url: res.url,
+    json: await res.json(),
+  });
   const asRequest = await replayed(async () => text(await fetch(new Request(recordedUrl, post(recordedBody)))));
-  const asBytes = await replayed(async () => text(await fetch(recordedUrl, post(new TextEncoder().encode(recordedBody)))));
-  const viaUndici = await replayed(async () => text(await undiciFetch(recordedUrl, post(recordedBody) as Parameters<typeof undiciFetch>[1])));
+  const asBytes = await replayed(async () =>
+    text(await fetch(recordedUrl, post(new TextEncoder().encode(recordedBody)))),
+  );
+  const viaUndici = await replayed(async () =>
+    text(await undiciFetch(recordedUrl, post(recordedBody) as Parameters<typeof undiciFetch>[1])),
+  );
   const direct = await replayed(async () => text(await fetch(recordedUrl, post(recordedBody))));
   expect([asRequest.wentOn, asBytes.wentOn, viaUndici.wentOn, direct.wentOn]).toEqual([1, 1, 0, 0]);
   for (const r of [asRequest, asBytes, viaUndici]) expect(r.got).toEqual(direct.got);
@@ -113,7 +129,9 @@ test("a fetch given a dispatcher of the app's goes on through it (its code runs 
     }
   }
   const dispatcher = new Counted();
-  const { got, wentOn } = await replayed(async () => (await fetch(recordedUrl, { ...post(recordedBody), dispatcher } as RequestInit)).json());
+  const { got, wentOn } = await replayed(async () =>
+    (await fetch(recordedUrl, { ...post(recordedBody), dispatcher } as RequestInit)).json(),
+  );
   expect(wentOn).toBe(1);
   expect((got as { content: unknown }).content).toEqual([{ type: "text", text: "Hello, replayed." }]);
   expect(seen).toBe(0); // a door over it answered; a replay sends nothing through the app's dispatcher
@@ -126,7 +144,11 @@ test("an aborted signal rejects as Node's fetch rejects it, and the recorded cal
       () => "answered",
       (err: Error) => err.name,
     );
-    const after = await new Anthropic({ apiKey: "sk-ant-placeholder", baseURL: fake.anthropicUrl, maxRetries: 0 }).messages.create(PARAMS);
+    const after = await new Anthropic({
+      apiKey: "sk-ant-placeholder",
+      baseURL: fake.anthropicUrl,
+      maxRetries: 0,
+    }).messages.create(PARAMS);
     return { aborted, after: after.content };
   });
   expect(got).toEqual({ aborted: "AbortError", after: [{ type: "text", text: "Hello, replayed." }] });
@@ -138,14 +160,20 @@ test("a body on a GET is refused as Node's fetch refuses it", async () => {
       () => "answered",
       (err: Error) => `${err.name}: ${err.message}`,
     );
-    await new Anthropic({ apiKey: "sk-ant-placeholder", baseURL: fake.anthropicUrl, maxRetries: 0 }).messages.create(PARAMS);
+    await new Anthropic({ apiKey: "sk-ant-placeholder", baseURL: fake.anthropicUrl, maxRetries: 0 }).messages.create(
+      PARAMS,
+    );
     return refused;
   });
   expect(got).toMatch(/^TypeError: .*(GET|HEAD).*body/i);
 });
 
 test("a signal that aborts during the call, or before the body is read, fails it as Node's fetch (and the door) does; a clone keeps the url", async () => {
-  const settle = (p: Promise<unknown>) => p.then(() => "answered", (err: Error) => err.name);
+  const settle = (p: Promise<unknown>) =>
+    p.then(
+      () => "answered",
+      (err: Error) => err.name,
+    );
   const { got, wentOn } = await replayed(async () => {
     const during = new AbortController();
     const pending = fetch(recordedUrl, post(recordedBody, { signal: during.signal }));

@@ -46,7 +46,11 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-const baseEnv = (): Record<string, string | undefined> => ({ ANTHROPIC_BASE_URL: fake.anthropicUrl, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined });
+const baseEnv = (): Record<string, string | undefined> => ({
+  ANTHROPIC_BASE_URL: fake.anthropicUrl,
+  ANTHROPIC_API_KEY: undefined,
+  OPENAI_API_KEY: undefined,
+});
 
 function blackbox(args: string[], env: Record<string, string | undefined> = {}, offline = false) {
   return runProcess(process.execPath, [BIN, ...args], { cwd: project, offline, env: { ...baseEnv(), ...env } });
@@ -72,7 +76,8 @@ interface Started {
 /** The CLI started in the background, with NO_COLOR, in the project folder. */
 function startCli(args: string[], env: Record<string, string | undefined> = {}): Started {
   const full: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: "1", ...baseEnv(), ...env })) if (v !== undefined) full[k] = v;
+  for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: "1", ...baseEnv(), ...env }))
+    if (v !== undefined) full[k] = v;
   const child = spawn(process.execPath, [BIN, ...args], { cwd: project, env: full, stdio: ["ignore", "pipe", "pipe"] });
   const out = { stdout: "", stderr: "" };
   child.stdout!.on("data", (d) => (out.stdout += d));
@@ -106,7 +111,8 @@ function alive(pid: number): boolean {
 }
 
 function resetSlow(): void {
-  for (const tag of ["", "b"]) for (const f of [`agent${tag}.pid`, `go${tag}.txt`, `effect${tag}.txt`]) rmSync(join(project, f), { force: true });
+  for (const tag of ["", "b"])
+    for (const f of [`agent${tag}.pid`, `go${tag}.txt`, `effect${tag}.txt`]) rmSync(join(project, f), { force: true });
 }
 
 function agentPid(tag = ""): number {
@@ -114,14 +120,17 @@ function agentPid(tag = ""): number {
 }
 
 function killLeftover(): void {
-  for (const tag of ["", "b"]) if (existsSync(join(project, `agent${tag}.pid`)) && alive(agentPid(tag))) process.kill(agentPid(tag), "SIGKILL");
+  for (const tag of ["", "b"])
+    if (existsSync(join(project, `agent${tag}.pid`)) && alive(agentPid(tag))) process.kill(agentPid(tag), "SIGKILL");
 }
 
 test("SIGTERM to blackbox behind `sh -c` reaches the agent: it stops, and its cassette says so", async () => {
   resetSlow();
   fake.enqueue({ json: anthropicMessage({ text: "hello" }) });
   const out = join(tmp.dir, "term.json");
-  const cli = startCli(["record", "-o", out, "--", "sh", "-c", "node slow.mjs; echo wrapper went on"], { ANTHROPIC_API_KEY: KEY });
+  const cli = startCli(["record", "-o", out, "--", "sh", "-c", "node slow.mjs; echo wrapper went on"], {
+    ANTHROPIC_API_KEY: KEY,
+  });
   try {
     await until("the first reply", () => cli.out.stdout.includes("first reply: hello"));
     const pid = agentPid();
@@ -137,7 +146,12 @@ test("SIGTERM to blackbox behind `sh -c` reaches the agent: it stops, and its ca
     expect(cli.out.stdout).not.toContain("wrapper went on");
     expect(cli.out.stderr).toBe("");
     const trace = readCassette(out);
-    expect(trace.steps.at(-1)!.payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 143 });
+    expect(trace.steps.at(-1)!.payload).toEqual({
+      event: "run_failed",
+      status: "error",
+      reason: "process_exit",
+      exitCode: 143,
+    });
   } finally {
     killLeftover();
   }
@@ -156,7 +170,12 @@ test("SIGHUP to blackbox after the first call: a run_failed cassette and exit co
     expect(cli.out.stderr).toBe("");
     const trace = readCassette(out);
     expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
-    expect(trace.steps.at(-1)!.payload).toEqual({ event: "run_failed", status: "error", reason: "process_exit", exitCode: 129 });
+    expect(trace.steps.at(-1)!.payload).toEqual({
+      event: "run_failed",
+      status: "error",
+      reason: "process_exit",
+      exitCode: 129,
+    });
   } finally {
     killLeftover();
   }
@@ -184,7 +203,9 @@ test("an agent left running by a killed blackbox never writes over the newer cas
     await until("the stale agent's end", () => !alive(pid));
     await first.closed;
     expect(first.out.stdout).toContain("agent done");
-    expect(first.out.stderr).toContain(`blackbox: not writing the cassette ${out}: process ${pid} no longer holds its claim on it`);
+    expect(first.out.stderr).toContain(
+      `blackbox: not writing the cassette ${out}: process ${pid} no longer holds its claim on it`,
+    );
     expect(first.out.stderr).toContain("the file there is left as it is");
     expect(readFileSync(out, "utf8")).toBe(newer);
     expect(toolNames(readCassette(out))).toEqual(["get_weather", "book_hotel"]);
@@ -227,9 +248,14 @@ test("a stale agent that ends while the next run's agent records leaves that run
 
 test("a bad config: the hook's one line, and nothing guessed after it", async () => {
   const config = join(project, "bad.config.mjs");
-  writeFileSync(config, 'export default { tools: [{ module: "./tools.mjs", exports: ["get_weather"] }, { module: "./tools.mjs", exports: ["nope"] }] };\n');
+  writeFileSync(
+    config,
+    'export default { tools: [{ module: "./tools.mjs", exports: ["get_weather"] }, { module: "./tools.mjs", exports: ["nope"] }] };\n',
+  );
   const out = join(tmp.dir, "bad.json");
-  const r = await blackbox(["record", "-o", out, "--config", config, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY });
+  const r = await blackbox(["record", "-o", out, "--config", config, "--", "node", "agent.mjs"], {
+    ANTHROPIC_API_KEY: KEY,
+  });
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/^blackbox: .*bad\.config\.mjs: tools\[1\]: .*"nope"/);
   expect(r.stderr.trim().split("\n")).toHaveLength(1);
@@ -238,7 +264,9 @@ test("a bad config: the hook's one line, and nothing guessed after it", async ()
 
   // A cassette already at the path is kept, and the CLI says so in one short line.
   writeFileSync(out, readFileSync(trip, "utf8"));
-  const again = await blackbox(["record", "-o", out, "--config", config, "--", "node", "agent.mjs"], { ANTHROPIC_API_KEY: KEY });
+  const again = await blackbox(["record", "-o", out, "--config", config, "--", "node", "agent.mjs"], {
+    ANTHROPIC_API_KEY: KEY,
+  });
   expect(again.code).toBe(2);
   expect(again.stderr).not.toContain("no cassette was written");
   expect(again.stderr.trim().split("\n")[1]).toBe(`blackbox: the cassette already at ${out} was left as it was`);
@@ -248,11 +276,32 @@ test("a bad config: the hook's one line, and nothing guessed after it", async ()
 test("a refused fork point: the hook's reason, not the SIGKILL guess", async () => {
   const steps = readCassette(trip).steps;
   const call = steps.findIndex((s) => s.type === "tool_call");
+  writeFileSync(join(tmp.dir, "none.json"), "[]"); // a script that exists (a missing one is a usage error before anything runs)
   for (const at of [String(call), "99"]) {
     const out = join(tmp.dir, `fork-${at}.json`);
-    const r = await blackbox(["fork", trip, "--at", at, "--set", '"rain"', "--script", join(tmp.dir, "none.json"), "-o", out, "--", "npm", "start"], {}, true);
+    const r = await blackbox(
+      [
+        "fork",
+        trip,
+        "--at",
+        at,
+        "--set",
+        '"rain"',
+        "--script",
+        join(tmp.dir, "none.json"),
+        "-o",
+        out,
+        "--",
+        "npm",
+        "start",
+      ],
+      {},
+      true,
+    );
     expect(r.code).not.toBe(0); // npm's own code for a script that exited 2
-    expect(r.stderr).toContain(at === "99" ? "cannot fork at step 99" : `cannot fork a recorded agent at step ${call}: it is a tool_call`);
+    expect(r.stderr).toContain(
+      at === "99" ? "cannot fork at step 99" : `cannot fork a recorded agent at step ${call}: it is a tool_call`,
+    );
     expect(r.stderr).not.toContain("no cassette was written");
     expect(r.stderr).not.toContain("SIGKILL");
   }
@@ -270,7 +319,7 @@ test("an output path that cannot be written: the hook's error after the run, not
   rmSync(join(project, "bookings.log"), { force: true });
 });
 
-test("a write refused because the API key would be in the cassette: the hook's reason, the old cassette kept and said so", async () => {
+test("a write refused because the API key would be in the cassette (the default redaction off): the hook's reason, the old cassette kept and said so", async () => {
   const leaky = `import Anthropic from "@anthropic-ai/sdk";
 await new Anthropic().messages.create({ model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user", content: "my key is " + process.env.ANTHROPIC_API_KEY }] });
 `;
@@ -278,7 +327,12 @@ await new Anthropic().messages.create({ model: "claude-haiku-4-5", max_tokens: 6
   const out = join(tmp.dir, "leak.json");
   writeFileSync(out, readFileSync(trip, "utf8"));
   fake.enqueue({ json: anthropicMessage({ text: "noted" }) });
-  const r = await blackbox(["record", "-o", out, "--", "node", "leaky.mjs"], { ANTHROPIC_API_KEY: KEY });
+  // with the default rules on, the key would be written as <ANTHROPIC_KEY_1> (docs/secrets.md)
+  const config = join(tmp.dir, "no-redaction.config.mjs");
+  writeFileSync(config, "export default { redact: { defaults: false } };\n");
+  const r = await blackbox(["record", "-o", out, "--config", config, "--", "node", "leaky.mjs"], {
+    ANTHROPIC_API_KEY: KEY,
+  });
   expect(r.code).toBe(1);
   expect(r.stderr).toContain(`blackbox: refusing to write ${out}: the cassette would contain the API key`);
   expect(r.stderr).not.toContain("no cassette was written");
@@ -297,18 +351,32 @@ test("blackbox replay -- <a command that makes no call> fails with a divergence"
 
 test("the bare hook: a replay that makes no call fails; one whose child agent makes the calls passes", async () => {
   const env = { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: trip, ANTHROPIC_API_KEY: "placeholder-key-not-sent" };
-  const none = await runProcess(process.execPath, ["--import", REGISTER, "-e", "0"], { cwd: project, env, offline: true });
-  expect(none.stderr).toMatch(/^blackbox: Replay diverged at step 0 \(model_input\): the process \(and any process it started\) made no model or tool call/);
+  const none = await runProcess(process.execPath, ["--import", REGISTER, "-e", "0"], {
+    cwd: project,
+    env,
+    offline: true,
+  });
+  expect(none.stderr).toMatch(
+    /^blackbox: Replay diverged at step 0 \(model_input\): the process \(and any process it started\) made no model or tool call/,
+  );
   expect(none.code).toBe(1);
 
   const parent = "require('node:child_process').execFileSync(process.execPath, ['agent.mjs'], { stdio: 'inherit' })";
-  const tree = await runProcess(process.execPath, ["-e", parent], { cwd: project, env: { ...env, NODE_OPTIONS: `--import ${REGISTER}` }, offline: true });
+  const tree = await runProcess(process.execPath, ["-e", parent], {
+    cwd: project,
+    env: { ...env, NODE_OPTIONS: `--import ${REGISTER}` },
+    offline: true,
+  });
   expect(tree.stderr).toBe("");
   expect(tree.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(tree.code).toBe(0);
   expect(existsSync(join(project, "bookings.log"))).toBe(false);
 
-  const npm = await runProcess("npm", ["start"], { cwd: project, env: { ...env, NODE_OPTIONS: `--import ${REGISTER}` }, offline: true });
+  const npm = await runProcess("npm", ["start"], {
+    cwd: project,
+    env: { ...env, NODE_OPTIONS: `--import ${REGISTER}` },
+    offline: true,
+  });
   expect(npm.stderr).toBe("");
   expect(npm.code).toBe(0);
 
@@ -317,7 +385,13 @@ test("the bare hook: a replay that makes no call fails; one whose child agent ma
   const out = join(tmp.dir, "bare-tree.json");
   const rec = await runProcess(process.execPath, ["-e", parent], {
     cwd: project,
-    env: { ...baseEnv(), ANTHROPIC_API_KEY: KEY, BLACKBOX_MODE: "record", BLACKBOX_OUT: out, NODE_OPTIONS: `--import ${REGISTER}` },
+    env: {
+      ...baseEnv(),
+      ANTHROPIC_API_KEY: KEY,
+      BLACKBOX_MODE: "record",
+      BLACKBOX_OUT: out,
+      NODE_OPTIONS: `--import ${REGISTER}`,
+    },
   });
   expect(rec.stderr).toBe("");
   expect(rec.code).toBe(0);
@@ -326,8 +400,17 @@ test("the bare hook: a replay that makes no call fails; one whose child agent ma
 });
 
 test("NODE_OPTIONS set by hand: a hooked step that makes no call (a build before the agent) does not fail the run", async () => {
-  const env = { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: trip, ANTHROPIC_API_KEY: "placeholder-key-not-sent", NODE_OPTIONS: `--import ${REGISTER}` };
-  const r = await runProcess("sh", ["-c", `${process.execPath} -e 0 && ${process.execPath} agent.mjs`], { cwd: project, env, offline: true });
+  const env = {
+    BLACKBOX_MODE: "replay",
+    BLACKBOX_CASSETTE: trip,
+    ANTHROPIC_API_KEY: "placeholder-key-not-sent",
+    NODE_OPTIONS: `--import ${REGISTER}`,
+  };
+  const r = await runProcess("sh", ["-c", `${process.execPath} -e 0 && ${process.execPath} agent.mjs`], {
+    cwd: project,
+    env,
+    offline: true,
+  });
   expect(r.stderr).toBe("");
   expect(r.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(r.code).toBe(0);
@@ -336,7 +419,12 @@ test("NODE_OPTIONS set by hand: a hooked step that makes no call (a build before
 test("an app's own loader named register.mjs on the command line does not make a process the run's root", async () => {
   writeFileSync(join(project, "register.mjs"), "// the app's own loader\n");
   try {
-    const env = { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: trip, ANTHROPIC_API_KEY: "placeholder-key-not-sent", NODE_OPTIONS: `--import ${REGISTER}` };
+    const env = {
+      BLACKBOX_MODE: "replay",
+      BLACKBOX_CASSETTE: trip,
+      ANTHROPIC_API_KEY: "placeholder-key-not-sent",
+      NODE_OPTIONS: `--import ${REGISTER}`,
+    };
     const own = `${process.execPath} --import ./register.mjs`;
     const r = await runProcess("sh", ["-c", `${own} -e 0 && ${own} agent.mjs`], { cwd: project, env, offline: true });
     expect(r.stderr).toBe("");
@@ -351,11 +439,19 @@ test("a command that changes TMPDIR, or runs the agent in a pid namespace of its
   const other = join(tmp.dir, "other-tmp");
   const { mkdirSync } = await import("node:fs");
   mkdirSync(other, { recursive: true });
-  const tmpdirRun = await blackbox(["replay", trip, "--", "env", `TMPDIR=${other}`, process.execPath, "agent.mjs"], {}, true);
+  const tmpdirRun = await blackbox(
+    ["replay", trip, "--", "env", `TMPDIR=${other}`, process.execPath, "agent.mjs"],
+    {},
+    true,
+  );
   expect(tmpdirRun.stderr).toMatch(DONE_LINE);
   expect(tmpdirRun.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(tmpdirRun.code).toBe(0);
-  const pidns = await blackbox(["replay", trip, "--", "unshare", "-p", "-f", "--mount-proc", process.execPath, "agent.mjs"], {}, true);
+  const pidns = await blackbox(
+    ["replay", trip, "--", "unshare", "-p", "-f", "--mount-proc", process.execPath, "agent.mjs"],
+    {},
+    true,
+  );
   expect(pidns.stderr).toMatch(DONE_LINE);
   expect(pidns.stdout).toContain("Booked Lisbon for 2 nights.");
   expect(pidns.code).toBe(0);
@@ -371,7 +467,11 @@ test("a recording with no calls, replayed by a command that makes none, passes",
   const cli = await blackbox(["replay", empty, "--", process.execPath, "-e", "0"], {}, true);
   expect(cli.stderr).toBe("");
   expect(cli.code).toBe(0);
-  const bare = await runProcess(process.execPath, ["--import", REGISTER, "-e", "0"], { cwd: project, env: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: empty }, offline: true });
+  const bare = await runProcess(process.execPath, ["--import", REGISTER, "-e", "0"], {
+    cwd: project,
+    env: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: empty },
+    offline: true,
+  });
   expect(bare.stderr).toBe("");
   expect(bare.code).toBe(0);
 });

@@ -1,7 +1,7 @@
 /**
  * A config may name an SDK tool runner's tool object where it names a function: the
  * Anthropic SDK's betaTool() for toolRunner(), the openai SDK's runTools() function tool.
- * The hook wraps the object's function in place (src/edges/runnerTools.ts), so the runner
+ * The hook wraps the object's function in place (src/tools/runnerTools.ts), so the runner
  * calls the wrapped one: each call is a tool step under the tool's own name, and a replay
  * returns the recorded result without running it (its side effect, a line in a log file,
  * absent). ESM and CommonJS tool modules, and a list of tools the module builds from the
@@ -55,7 +55,11 @@ console.log("answer:", final.content.map((b) => (b.type === "text" ? b.text : ""
 
 /** The Anthropic agent's project with `entry` as its config's one tools entry; `replies`: its two replies queued (a weather call, the answer). */
 function anthropicProject(name: string, entry: string, replies = true): string {
-  if (replies) fake.enqueue({ json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) }, { json: anthropicMessage({ text: "Sunny." }) });
+  if (replies)
+    fake.enqueue(
+      { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) },
+      { json: anthropicMessage({ text: "Sunny." }) },
+    );
   return project(name, {
     "package.json": '{ "type": "module" }',
     "tools.mjs": ANTHROPIC_TOOLS_ESM,
@@ -107,7 +111,9 @@ async function recordThenReplay(dir: string, agent: string, expected: { answer: 
 
   const trace = readCassette(cassette);
   expect(toolNames(trace)).toEqual([expected.tool]); // the tool's own name, not the export's
-  const output = trace.steps.find((s) => s.type === "model_output")!.payload as { calls: Array<{ toolCallId: string }> };
+  const output = trace.steps.find((s) => s.type === "model_output")!.payload as {
+    calls: Array<{ toolCallId: string }>;
+  };
   const call = trace.steps.find((s) => s.type === "tool_call")!.payload as { toolCallId: string; toolInput: unknown };
   expect(call.toolCallId).toBe(output.calls[0]!.toolCallId); // the model's call, answered by the wrapped tool
   expect(call.toolInput).toEqual({ city: "Lisbon" }); // the runner's context left out
@@ -152,7 +158,10 @@ describe("a config naming a tool runner's tool object", () => {
       "agent.mjs": OPENAI_AGENT,
       "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.cjs", exports: ["hotelTool"] }] };\n',
     });
-    fake.enqueue({ json: openaiCompletion({ toolCalls: [{ name: "book_hotel", input: { city: "Lisbon" } }] }) }, { json: openaiCompletion({ text: "Booked." }) });
+    fake.enqueue(
+      { json: openaiCompletion({ toolCalls: [{ name: "book_hotel", input: { city: "Lisbon" } }] }) },
+      { json: openaiCompletion({ text: "Booked." }) },
+    );
     await recordThenReplay(dir, "agent.mjs", { answer: "Booked.", tool: "book_hotel", log: "hotel Lisbon\n" });
   });
 
@@ -161,32 +170,47 @@ describe("a config naming a tool runner's tool object", () => {
     expect(await refusedAtLoad(dir)).toBe(
       `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: export "weatherTool" is a tool object named "get_weather", the name the model calls it by, which its steps are recorded under; drop "name" from the entry\n`,
     );
-    const named = anthropicProject("named-same", '{ module: "./tools.mjs", export: "weatherTool", name: "get_weather" }');
+    const named = anthropicProject(
+      "named-same",
+      '{ module: "./tools.mjs", export: "weatherTool", name: "get_weather" }',
+    );
     await recordThenReplay(named, "agent.mjs", { answer: "Sunny.", tool: "get_weather", log: "weather Lisbon\n" });
   });
 
   // a cassette must not hold a provider id: the config checks the export's name, the hook the tool's own when it loads
-  it.each(["cjs", "mjs"] as const)("a tool object whose own name looks like a provider id: one config line, exit 2, before the agent runs (%s)", async (kind) => {
-    const tool = '{ type: "function", function: { name: "call_abc123DEF456ghi789", parameters: {}, parse: JSON.parse, function: async () => "ok" } }';
-    const dir = project(`provider-id-${kind}`, {
-      [`tools.${kind}`]: kind === "cjs" ? `exports.t1 = ${tool};\n` : `export const t1 = ${tool};\n`,
-      "agent.mjs": `import * as t from "./tools.${kind}";\nconsole.log("agent ran", Object.keys(t).length);\n`,
-      "blackbox.config.mjs": `export default { tools: [{ module: "./tools.${kind}", exports: ["t1"] }] };\n`,
-    });
-    expect(await refusedAtLoad(dir)).toBe(
-      `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: tool name "call_abc123DEF456ghi789" (the tool object's own name) looks like a provider id (call_abc123DEF456ghi789), which a cassette must not contain; give the tool another name\n`,
-    );
-  });
+  it.each(["cjs", "mjs"] as const)(
+    "a tool object whose own name looks like a provider id: one config line, exit 2, before the agent runs (%s)",
+    async (kind) => {
+      const tool =
+        '{ type: "function", function: { name: "call_abc123DEF456ghi789", parameters: {}, parse: JSON.parse, function: async () => "ok" } }';
+      const dir = project(`provider-id-${kind}`, {
+        [`tools.${kind}`]: kind === "cjs" ? `exports.t1 = ${tool};\n` : `export const t1 = ${tool};\n`,
+        "agent.mjs": `import * as t from "./tools.${kind}";\nconsole.log("agent ran", Object.keys(t).length);\n`,
+        "blackbox.config.mjs": `export default { tools: [{ module: "./tools.${kind}", exports: ["t1"] }] };\n`,
+      });
+      expect(await refusedAtLoad(dir)).toBe(
+        `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: tool name "call_abc123DEF456ghi789" (the tool object's own name) looks like a provider id (call_abc123DEF456ghi789), which a cassette must not contain; give the tool another name\n`,
+      );
+    },
+  );
 
-  it("openai zodFunction(): refused saying why (its function cannot be wrapped, and it is strict) and what to write instead", async () => {
-    const dir = oneToolProject("zod-function", "hotelTool", 'import { z } from "zod";\nimport { zodFunction } from "openai/helpers/zod";\nexport const hotelTool = zodFunction({ name: "book_hotel", parameters: z.object({ city: z.string() }), function: async ({ city }) => "booked in " + city });\n');
+  it("openai zodFunction(): refused saying why (its function cannot be wrapped) and what to write instead", async () => {
+    const dir = oneToolProject(
+      "zod-function",
+      "hotelTool",
+      'import { z } from "zod";\nimport { zodFunction } from "openai/helpers/zod";\nexport const hotelTool = zodFunction({ name: "book_hotel", parameters: z.object({ city: z.string() }), function: async ({ city }) => "booked in " + city });\n',
+    );
     expect(await refusedAtLoad(dir)).toContain(
-      'has no function export "hotelTool" (it is a zodFunction() tool, whose function sits where it cannot be wrapped, and which is strict (not supported yet); write it as { type: "function", function: { name, parameters, parse, function } });',
+      'has no function export "hotelTool" (it is a zodFunction() tool, whose function sits where it cannot be wrapped; write it as { type: "function", function: { name, parameters, parse, function } });',
     );
   });
 
   it("an export that is neither a function nor a tool object: one message naming both, exit 2 before the agent runs", async () => {
-    const dir = oneToolProject("neither", "weatherTool", 'export const weatherTool = { name: "get_weather", description: "no run function" };\n');
+    const dir = oneToolProject(
+      "neither",
+      "weatherTool",
+      'export const weatherTool = { name: "get_weather", description: "no run function" };\n',
+    );
     expect(await refusedAtLoad(dir)).toBe(
       `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "tools.mjs")} has no function export "weatherTool" (it is a object); fix the export name (a function, or an SDK tool runner's tool object: betaTool(), betaZodTool(), a runTools() function tool)\n`,
     );
@@ -198,6 +222,8 @@ describe("a config naming a tool runner's tool object", () => {
       "agent.mjs": OPENAI_AGENT,
       "blackbox.config.mjs": 'export default { tools: [{ module: "./tools.cjs", exports: ["hotelTool"] }] };\n',
     });
-    expect(await refusedAtLoad(dir)).toContain('has no function export "hotelTool" (it is a tool object whose function cannot be replaced: it is frozen)');
+    expect(await refusedAtLoad(dir)).toContain(
+      'has no function export "hotelTool" (it is a tool object whose function cannot be replaced: it is frozen)',
+    );
   });
 });

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { installDispatcher } from "../../src/edges/dispatcher.js";
-import { createSession } from "../../src/session/index.js";
+import { installDispatcher } from "../../src/interception/dispatcher/door.js";
+import { createSession } from "../../src/blackbox.js";
 import { anthropicSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
 
 let fake: FakeProvider;
@@ -30,7 +30,11 @@ test("the first token arrives while the provider is still streaming, and the rep
     const client = new Anthropic({ apiKey: "sk-ant-ttft-test-0123456789", baseURL: fake.url });
     const started = Date.now();
     let firstToken = 0;
-    const stream = client.messages.stream({ model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user", content: "weather?" }] });
+    const stream = client.messages.stream({
+      model: "claude-haiku-4-5",
+      max_tokens: 64,
+      messages: [{ role: "user", content: "weather?" }],
+    });
     stream.on("text", () => (firstToken ||= Date.now() - started));
     const message = await stream.finalMessage();
     const total = Date.now() - started;

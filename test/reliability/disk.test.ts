@@ -24,7 +24,9 @@ function mountTmpfs(name: string, options: string): string | Error {
   try {
     execFileSync("mount", ["-t", "tmpfs", "-o", options, "tmpfs", dir], { stdio: "pipe" });
   } catch (error) {
-    return new Error(`mount -t tmpfs -o ${options} failed (${String((error as { stderr?: Buffer }).stderr ?? error).trim()})`);
+    return new Error(
+      `mount -t tmpfs -o ${options} failed (${String((error as { stderr?: Buffer }).stderr ?? error).trim()})`,
+    );
   }
   mounted.push(dir);
   return dir;
@@ -60,7 +62,9 @@ describe("a full disk", () => {
     const r = await runTs("test/reliability/faultChild.ts", ["exit-after", out]);
     expect(r.stdout).toContain("answer: Sunny in Lisbon.");
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`blackbox: cannot write cassette ${out} (ENOSPC): free some disk space and run again. Any previous file there is unchanged.`);
+    expect(r.stderr).toContain(
+      `blackbox: cannot write cassette ${out} (ENOSPC): free some disk space and run again. Any previous file there is unchanged.`,
+    );
     expect(readFileSync(out, "utf8")).toBe(before);
     expect(readdirSync(dir).sort()).toEqual(["filler.bin", "run.json"]);
   });
@@ -79,7 +83,9 @@ describe("a full disk", () => {
     expect(result.startsWith("HELLO")).toBe(true);
     const err = await bb.finish({ result }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CassetteWriteError);
-    expect((err as Error).message).toBe(`cannot write cassette ${out} (ENOSPC): free some disk space and run again. Any previous file there is unchanged.`);
+    expect((err as Error).message).toBe(
+      `cannot write cassette ${out} (ENOSPC): free some disk space and run again. Any previous file there is unchanged.`,
+    );
     expect(readdirSync(dir)).toEqual(["filler.bin"]);
   });
 });

@@ -30,7 +30,10 @@ const server = createServer((req, res) => {
       else process.kill(process.pid, fault.startsWith("SIGINT") ? "SIGINT" : "SIGTERM");
       return;
     }
-    const body = n === 0 ? anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) : anthropicMessage({ text: "Sunny in Lisbon." });
+    const body =
+      n === 0
+        ? anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] })
+        : anthropicMessage({ text: "Sunny in Lisbon." });
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify(body));
   });

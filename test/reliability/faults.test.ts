@@ -14,7 +14,13 @@ import { runTs } from "../helpers/child.js";
 const dir = mkdtempSync(join(tmpdir(), "bbx-faults-"));
 const THROUGH_TOOL = ["model_input", "model_output", "metadata"];
 const IN_SECOND_MODEL_CALL = ["model_input", "model_output", "tool_call", "tool_result", "metadata"];
-const inFlight = (exitCode: number) => ({ event: "run_failed", status: "error", reason: "calls_in_flight", exitCode, inFlight: 1 });
+const inFlight = (exitCode: number) => ({
+  event: "run_failed",
+  status: "error",
+  reason: "calls_in_flight",
+  exitCode,
+  inFlight: 1,
+});
 
 const cases: Array<[fault: string, exitCode: number, types: string[], terminal: Record<string, unknown>]> = [
   ["exit-in-tool", 4, THROUGH_TOOL, inFlight(4)],
@@ -37,7 +43,9 @@ describe.concurrent("a recording ended by a fault leaves a valid cassette with t
     const r = await runTs("test/reliability/faultChild.ts", [fault, out]);
     // the agent's own ending is not masked: the same exit code or signal as without Blackbox
     const signal = exitCode === 130 ? "SIGINT" : exitCode === 143 ? "SIGTERM" : null;
-    expect({ code: r.code, signal: r.signal }).toEqual(signal ? { code: null, signal } : { code: exitCode, signal: null });
+    expect({ code: r.code, signal: r.signal }).toEqual(
+      signal ? { code: null, signal } : { code: exitCode, signal: null },
+    );
     const t = await loadTrace(out);
     expect(verifyTrace(t)).toEqual({ ok: true, problems: [] });
     expect(t.version).toBe(2);

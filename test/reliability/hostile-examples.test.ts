@@ -34,7 +34,9 @@ describe("deep nesting", () => {
   const nested = (n: number) => text.replace('"city": "Paris"', `"city": ${"[".repeat(n)}1${"]".repeat(n)}`);
   test("3000 levels: load and verify name the path instead of overflowing the stack", () => {
     const e = parseError(nested(3000));
-    expect(e.message).toMatch(/^cassette x\.json: the value at steps\[1\]\.payload\.toolInput\.city(\[0\])+\.\.\. is nested more than 256 levels deep; Blackbox cannot check or hash it\. Flatten that data/);
+    expect(e.message).toMatch(
+      /^cassette x\.json: the value at steps\[1\]\.payload\.toolInput\.city(\[0\])+\.\.\. is nested more than 256 levels deep; Blackbox cannot check or hash it\. Flatten that data/,
+    );
     expect(e.jsonPath).toBe(`steps[1].payload.toolInput.city${"[0]".repeat(251)}`);
     const v = verifyTrace(JSON.parse(nested(3000)));
     expect(v.ok).toBe(false);
@@ -53,10 +55,12 @@ describe("deep nesting", () => {
 test("a number JSON reads as Infinity, even under an unknown key, is refused, never skipped by the hash check", () => {
   const src = text.replace('"city": "Paris"', '"city": "Paris", "__proto__": 1e400');
   expect(parseError(src).message).toBe(
-    'cassette x.json: the number at steps[1].payload.toolInput.__proto__ is too large for JSON (it reads as Infinity) and cannot be hashed. Write a finite number there or re-record the run.',
+    "cassette x.json: the number at steps[1].payload.toolInput.__proto__ is too large for JSON (it reads as Infinity) and cannot be hashed. Write a finite number there or re-record the run.",
   );
   expect(verifyTrace(JSON.parse(src)).ok).toBe(false);
-  expect(parseError(text.replace('"timestamp": 1767225600250', '"timestamp": -1e999')).message).toContain("the number at steps[0].timestamp is too large for JSON (it reads as -Infinity)");
+  expect(parseError(text.replace('"timestamp": 1767225600250', '"timestamp": -1e999')).message).toContain(
+    "the number at steps[0].timestamp is too large for JSON (it reads as -Infinity)",
+  );
 });
 
 test("diff of a payload with an own toString key names the key, not a prototype function", () => {
@@ -84,7 +88,10 @@ test("show prints a createdAt no Date can hold as it is", () => {
 });
 
 test("__proto__ and constructor keys stay plain data and pollute nothing", () => {
-  const src = text.replace('"version": 2,', '"version": 2, "__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 2}},');
+  const src = text.replace(
+    '"version": 2,',
+    '"version": 2, "__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 2}},',
+  );
   const t = parseTrace(src);
   expect(verifyTrace(t).ok).toBe(true); // unknown top-level keys are not hashed
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();

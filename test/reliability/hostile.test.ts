@@ -24,6 +24,7 @@ import {
   verifyTrace,
   type Trace,
 } from "../../src/index.js";
+import { CassetteLimitError } from "../../src/errors.js";
 import { parseTrace } from "../../src/trace/parse.js";
 import { formatTimeline } from "../../src/trace/timeline.js";
 import { anthropicKit } from "../helpers/agents.js";
@@ -61,7 +62,8 @@ async function typed<T>(what: string, f: () => T | Promise<T>): Promise<T | unde
   try {
     return await f();
   } catch (error) {
-    if (!isBlackboxError(error)) throw new Error(`${what} threw an untyped error: ${(error as Error)?.stack ?? String(error)}`);
+    if (!isBlackboxError(error))
+      throw new Error(`${what} threw an untyped error: ${(error as Error)?.stack ?? String(error)}`);
     expect((error as Error).message.length).toBeGreaterThan(20);
     return undefined;
   }
@@ -91,8 +93,19 @@ async function attack(base: { name: string; text: string }, m: Mutation): Promis
       expect(v.problems.some((p) => /^steps\[\d+\]\.id$/.test(p.path))).toBe(true);
     }
   }
-  const trace = await typed("loadTrace", () => loadTrace(file));
-  if (value !== undefined && verifyTrace(value).ok) expect(trace, "verify accepts what load refuses").toBeDefined();
+  let limit: CassetteLimitError | undefined;
+  const trace = await typed("loadTrace", () =>
+    loadTrace(file).catch((error: unknown) => {
+      if (error instanceof CassetteLimitError) limit = error;
+      throw error;
+    }),
+  );
+  if (value !== undefined && verifyTrace(value).ok) {
+    // the text's nesting is checked before JSON.parse, which drops the first of two duplicate keys
+    if (limit)
+      expect(`${m.kind} ${limit.limit}`, "load refuses by a limit what verify accepts").toBe("duplicate depth");
+    else expect(trace, "verify accepts what load refuses").toBeDefined();
+  }
   expect(await typed("parseTrace", () => parseTrace(bytes.toString("utf8"), file))).toEqual(trace);
   if (trace) {
     tally.loaded++;
@@ -102,7 +115,14 @@ async function attack(base: { name: string; text: string }, m: Mutation): Promis
     await typed("timeline", () => formatTimeline(trace, { color: true }));
     await typed("replayTrace", () => replayTrace(trace));
     const client = new ScriptedModelClient([{ type: "final_answer", text: "done" }]);
-    await typed("forkRun", () => forkRun(trace, { forkIndex: Math.min(3, trace.steps.length - 1), client, tools: { get_weather: () => ({ ok: 1 }) }, now: () => 1 }));
+    await typed("forkRun", () =>
+      forkRun(trace, {
+        forkIndex: Math.min(3, trace.steps.length - 1),
+        client,
+        tools: { get_weather: () => ({ ok: 1 }) },
+        now: () => 1,
+      }),
+    );
   } else tally.refused++;
 
   // a session replaying it: an answer or a typed refusal, and no request leaves the process
@@ -110,7 +130,11 @@ async function attack(base: { name: string; text: string }, m: Mutation): Promis
   await typed("replay session", async () => {
     const bb = blackbox({ mode: "replay", cassette: file });
     try {
-      await anthropicKit.run(anthropicKit.client(bb.fetch, fake.anthropicUrl), bb.tools({ get_weather: async () => ({ ok: 1 }) }), { task: "What is the weather in Paris?", maxTurns: 3 });
+      await anthropicKit.run(
+        anthropicKit.client(bb.fetch, fake.anthropicUrl),
+        bb.tools({ get_weather: async () => ({ ok: 1 }) }),
+        { task: "What is the weather in Paris?", maxTurns: 3 },
+      );
       await bb.finish();
     } finally {
       bb.dispose();
@@ -120,9 +144,21 @@ async function attack(base: { name: string; text: string }, m: Mutation): Promis
     if (!/agent: too many turns/.test(error.message)) throw error;
   });
   await typed("fork session", async () => {
-    const bb = blackbox({ mode: "fork", cassette: file, out: join(dir, "fork-out.json"), forkAt: 3, forkSet: { forecast: "snow" }, continueWith: "script", script: [{ type: "final_answer", text: "ok" }] });
+    const bb = blackbox({
+      mode: "fork",
+      cassette: file,
+      out: join(dir, "fork-out.json"),
+      forkAt: 3,
+      forkSet: { forecast: "snow" },
+      continueWith: "script",
+      script: [{ type: "final_answer", text: "ok" }],
+    });
     try {
-      await anthropicKit.run(anthropicKit.client(bb.fetch, fake.anthropicUrl), bb.tools({ get_weather: async () => ({ ok: 1 }) }), { task: "What is the weather in Paris?", maxTurns: 3 });
+      await anthropicKit.run(
+        anthropicKit.client(bb.fetch, fake.anthropicUrl),
+        bb.tools({ get_weather: async () => ({ ok: 1 }) }),
+        { task: "What is the weather in Paris?", maxTurns: 3 },
+      );
       await bb.finish();
     } finally {
       bb.dispose();
@@ -135,9 +171,13 @@ async function attack(base: { name: string; text: string }, m: Mutation): Promis
   expect(Date.now() - started, "one case took too long").toBeLessThan(CASE_MS);
 }
 
-test(`${RUNS} hostile cassettes: a typed error or a correct result, never a crash, hang, request or pollution`, { timeout: 60_000 + RUNS * 200 }, async () => {
-  await fc.assert(
-    fc.asyncProperty(fc.nat({ max: FIXTURES.length - 1 }), mutation, (i, m) => attack(FIXTURES[i]!, m)),
-    { numRuns: RUNS, seed: process.env.BLACKBOX_SEED ? Number(process.env.BLACKBOX_SEED) : undefined },
-  );
-});
+test(
+  `${RUNS} hostile cassettes: a typed error or a correct result, never a crash, hang, request or pollution`,
+  { timeout: 60_000 + RUNS * 200 },
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: FIXTURES.length - 1 }), mutation, (i, m) => attack(FIXTURES[i]!, m)),
+      { numRuns: RUNS, seed: process.env.BLACKBOX_SEED ? Number(process.env.BLACKBOX_SEED) : undefined },
+    );
+  },
+);

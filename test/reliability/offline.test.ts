@@ -59,9 +59,16 @@ export const OFFLINE_FILES = [
   "examples/openai-agent/agent.test.ts",
 ];
 
-test("the in-process replay and scripted-fork test files pass again under unshare -n", { timeout: 120_000 }, async () => {
-  const r = await runProcess(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...OFFLINE_FILES], { offline: true, timeoutMs: 110_000 });
-  const out = r.stdout + r.stderr;
-  expect(r.code, out.slice(-3000)).toBe(0);
-  expect(out).toMatch(new RegExp(`Test Files\\s+${OFFLINE_FILES.length} passed`));
-});
+test(
+  "the in-process replay and scripted-fork test files pass again under unshare -n",
+  { timeout: 120_000 },
+  async () => {
+    const r = await runProcess(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...OFFLINE_FILES], {
+      offline: true,
+      timeoutMs: 110_000,
+    });
+    const out = r.stdout + r.stderr;
+    expect(r.code, out.slice(-3000)).toBe(0);
+    expect(out).toMatch(new RegExp(`Test Files\\s+${OFFLINE_FILES.length} passed`));
+  },
+);

@@ -23,6 +23,7 @@ export default function setup(): () => void {
       );
       return;
     }
-    if (process.env.BLACKBOX_SCAN_VERBOSE === "1") process.stdout.write(`secret scan: ${files} cassette(s), 0 secrets\n`);
+    if (process.env.BLACKBOX_SCAN_VERBOSE === "1")
+      process.stdout.write(`secret scan: ${files} cassette(s), 0 secrets\n`);
   };
 }

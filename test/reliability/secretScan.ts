@@ -22,7 +22,9 @@ export interface Finding {
 export function suiteRoots(root: string): string[] {
   const under = (dir: string, re: RegExp): string[] => {
     try {
-      return readdirSync(dir).filter((n) => re.test(n)).map((n) => join(dir, n));
+      return readdirSync(dir)
+        .filter((n) => re.test(n))
+        .map((n) => join(dir, n));
     } catch {
       return [];
     }
@@ -47,7 +49,13 @@ function jsonFiles(dir: string, since: number, out: string[] = []): string[] {
     }
     if (st.isDirectory()) {
       if (name !== "node_modules") jsonFiles(p, since, out);
-    } else if (name.endsWith(".json") && st.mtimeMs >= since && st.size < 64 * 1024 * 1024 && st.blocks * 512 >= st.size / 2) out.push(p);
+    } else if (
+      name.endsWith(".json") &&
+      st.mtimeMs >= since &&
+      st.size < 64 * 1024 * 1024 &&
+      st.blocks * 512 >= st.size / 2
+    )
+      out.push(p);
   }
   return out;
 }
@@ -64,7 +72,8 @@ export function scanFile(file: string, keys: string[]): Finding[] {
     return [];
   }
   const found: Finding[] = [];
-  for (const key of keys) if (text.includes(key)) found.push({ file, what: `the literal API key ${key.slice(0, 10)}...` });
+  for (const key of keys)
+    if (text.includes(key)) found.push({ file, what: `the literal API key ${key.slice(0, 10)}...` });
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -74,13 +83,16 @@ export function scanFile(file: string, keys: string[]): Finding[] {
   if (value === null || typeof value !== "object" || !Array.isArray((value as { steps?: unknown }).steps)) return found;
   const v = verifyTrace(value);
   if (v.problems.some((p) => CHAIN.test(p.path))) return found; // edited by a test on purpose
-  for (const p of v.problems) if (NEUTRALITY.test(p.message)) found.push({ file, what: `${p.path}: ${p.message.split(". ")[0]}` });
+  for (const p of v.problems)
+    if (NEUTRALITY.test(p.message)) found.push({ file, what: `${p.path}: ${p.message.split(". ")[0]}` });
   return found;
 }
 
 /** Every finding in the JSON files under `roots` modified since `since` (ms). */
 export function scanCassettes(roots: string[], since = 0): { files: number; findings: Finding[] } {
-  const keys = [...TEST_KEYS, process.env.ANTHROPIC_API_KEY, process.env.OPENAI_API_KEY].filter((k): k is string => !!k && k.length >= 8);
+  const keys = [...TEST_KEYS, process.env.ANTHROPIC_API_KEY, process.env.OPENAI_API_KEY].filter(
+    (k): k is string => !!k && k.length >= 8,
+  );
   const files = roots.flatMap((r) => jsonFiles(r, since));
   return { files: files.length, findings: files.flatMap((f) => scanFile(f, keys)) };
 }

@@ -36,36 +36,40 @@ async function killAfter(out: string, ms: number): Promise<number> {
   return child.pid!;
 }
 
-test(`SIGKILL at ${KILLS} random moments never leaves a truncated cassette`, { timeout: 60_000 + KILLS * 8_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), "bbx-sigkill-"));
-  const out = join(dir, "run.json");
-  const tally = { absent: 0, valid: 0, corrupt: 0, tempLeft: 0 };
-  for (let i = 0; i < KILLS; i++) {
-    // a run with its ~1 MB write takes ~100-400 ms here: kill before, during or several runs in
-    await killAfter(out, Math.floor(Math.random() * 1500));
-    const temps = readdirSync(dir).filter((n) => n !== "run.json");
-    // the only leftovers allowed: temp files of the killed writer, in the temp-file pattern
-    for (const n of temps) expect(n).toMatch(/^\.run\.json\.\d+\.[0-9a-f]{12}\.tmp$/);
-    tally.tempLeft += temps.length;
-    if (!existsSync(out)) {
-      tally.absent++;
-      continue;
+test(
+  `SIGKILL at ${KILLS} random moments never leaves a truncated cassette`,
+  { timeout: 60_000 + KILLS * 8_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bbx-sigkill-"));
+    const out = join(dir, "run.json");
+    const tally = { absent: 0, valid: 0, corrupt: 0, tempLeft: 0 };
+    for (let i = 0; i < KILLS; i++) {
+      // a run with its ~1 MB write takes ~100-400 ms here: kill before, during or several runs in
+      await killAfter(out, Math.floor(Math.random() * 1500));
+      const temps = readdirSync(dir).filter((n) => n !== "run.json");
+      // the only leftovers allowed: temp files of the killed writer, in the temp-file pattern
+      for (const n of temps) expect(n).toMatch(/^\.run\.json\.\d+\.[0-9a-f]{12}\.tmp$/);
+      tally.tempLeft += temps.length;
+      if (!existsSync(out)) {
+        tally.absent++;
+        continue;
+      }
+      const text = readFileSync(out, "utf8");
+      let ok = false;
+      try {
+        ok = verifyTrace(JSON.parse(text)).ok;
+      } catch {
+        ok = false;
+      }
+      if (ok) tally.valid++;
+      else tally.corrupt++;
+      expect(ok, `kill ${i}: ${out} is not a valid cassette (${text.length} chars)`).toBe(true);
     }
-    const text = readFileSync(out, "utf8");
-    let ok = false;
-    try {
-      ok = verifyTrace(JSON.parse(text)).ok;
-    } catch {
-      ok = false;
-    }
-    if (ok) tally.valid++;
-    else tally.corrupt++;
-    expect(ok, `kill ${i}: ${out} is not a valid cassette (${text.length} chars)`).toBe(true);
-  }
-  console.log(`sigkill: ${KILLS} kills -> ${JSON.stringify(tally)}`);
-  expect(tally.corrupt).toBe(0);
-  expect(tally.absent + tally.valid).toBe(KILLS);
-  // the next save removes what killed writers left, and keeps a valid cassette
-  if (existsSync(out)) await saveTrace(out, await loadTrace(out));
-  expect(readdirSync(dir).filter((n) => n !== "run.json")).toEqual([]);
-});
+    console.log(`sigkill: ${KILLS} kills -> ${JSON.stringify(tally)}`);
+    expect(tally.corrupt).toBe(0);
+    expect(tally.absent + tally.valid).toBe(KILLS);
+    // the next save removes what killed writers left, and keeps a valid cassette
+    if (existsSync(out)) await saveTrace(out, await loadTrace(out));
+    expect(readdirSync(dir).filter((n) => n !== "run.json")).toEqual([]);
+  },
+);

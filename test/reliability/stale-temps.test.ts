@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { loadTrace, saveTrace, verifyTrace } from "../../src/index.js";
-import { saveTraceSync } from "../../src/edges/store.js";
+import { saveTraceSync } from "../../src/store/index.js";
 import { TraceBuilder } from "../../src/trace/builder.js";
 
 const deadPid = spawnSync(process.execPath, ["-e", ""]).pid!;

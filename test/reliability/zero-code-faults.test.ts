@@ -37,20 +37,38 @@ beforeAll(async () => {
         return;
       }
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(second ? anthropicMessage({ text: "Sunny in Lisbon." }) : anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] })));
+      res.end(
+        JSON.stringify(
+          second
+            ? anthropicMessage({ text: "Sunny in Lisbon." })
+            : anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }),
+        ),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  if (!existsSync(join(ROOT, "dist", "register.js"))) throw new Error("dist/ is missing: run `npm run build` first (npm test does)");
+  if (!existsSync(join(ROOT, "dist", "register.js")))
+    throw new Error("dist/ is missing: run `npm run build` first (npm test does)");
 });
 afterAll(() => {
   server.closeAllConnections();
   server.close();
 });
 
-const env = (fault: string) => ({ FAULT: fault, ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-ant-test-key-000000000000", OPENAI_API_KEY: undefined });
-const inFlight = (exitCode: number) => ({ event: "run_failed", status: "error", reason: "calls_in_flight", exitCode, inFlight: 1 });
+const env = (fault: string) => ({
+  FAULT: fault,
+  ANTHROPIC_BASE_URL: url,
+  ANTHROPIC_API_KEY: "sk-ant-test-key-000000000000",
+  OPENAI_API_KEY: undefined,
+});
+const inFlight = (exitCode: number) => ({
+  event: "run_failed",
+  status: "error",
+  reason: "calls_in_flight",
+  exitCode,
+  inFlight: 1,
+});
 const failed = (message: string) => ({ event: "run_failed", status: "error", reason: "agent_error", message });
 
 describe.concurrent("blackbox record -- node agent.mjs, ended by a fault", () => {
@@ -58,13 +76,31 @@ describe.concurrent("blackbox record -- node agent.mjs, ended by a fault", () =>
     ["exit-in-tool", 4, ["model_input", "model_output", "metadata"], inFlight(4)],
     ["SIGINT-in-tool", 130, ["model_input", "model_output", "metadata"], inFlight(130)],
     ["throw-in-tool", 1, ["model_input", "model_output", "metadata"], inFlight(1)],
-    ["throw-after", 1, ["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"], failed("the agent crashed after its run")],
-    ["reject-after", 1, ["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"], failed("nobody awaited this")],
-    ["exit-after", 3, ["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"], { event: "run_failed", status: "error", reason: "process_exit", exitCode: 3 }],
+    [
+      "throw-after",
+      1,
+      ["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"],
+      failed("the agent crashed after its run"),
+    ],
+    [
+      "reject-after",
+      1,
+      ["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"],
+      failed("nobody awaited this"),
+    ],
+    [
+      "exit-after",
+      3,
+      ["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"],
+      { event: "run_failed", status: "error", reason: "process_exit", exitCode: 3 },
+    ],
   ];
   test.each(cases)("%s", async (fault, code, types, terminal) => {
     const out = join(dir, `${fault}.json`);
-    const r = await runProcess(process.execPath, [BIN, "record", "-o", out, "--", process.execPath, "agent.mjs"], { cwd: AGENT, env: env(fault) });
+    const r = await runProcess(process.execPath, [BIN, "record", "-o", out, "--", process.execPath, "agent.mjs"], {
+      cwd: AGENT,
+      env: env(fault),
+    });
     expect(r.code, r.stderr).toBe(code);
     const t = await loadTrace(out);
     expect(verifyTrace(t)).toEqual({ ok: true, problems: [] });
@@ -83,7 +119,9 @@ test("SIGTERM to blackbox while a model call is in flight: calls_in_flight, exit
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   onHang = () => child.kill("SIGTERM");
-  const code = await new Promise<number | null>((resolve) => child.on("close", (c, s) => resolve(c ?? (s ? 128 + 15 : null))));
+  const code = await new Promise<number | null>((resolve) =>
+    child.on("close", (c, s) => resolve(c ?? (s ? 128 + 15 : null))),
+  );
   onHang = undefined;
   expect(code, stderr).toBe(143);
   const t = await loadTrace(out);
@@ -94,9 +132,14 @@ test("SIGTERM to blackbox while a model call is in flight: calls_in_flight, exit
 
 test("SIGKILL inside a tool: no cassette, no temp file, exit 137", async () => {
   const out = join(dir, "killed", "run.json");
-  const r = await runProcess(process.execPath, [BIN, "record", "-o", out, "--", process.execPath, "agent.mjs"], { cwd: AGENT, env: env("SIGKILL-in-tool") });
+  const r = await runProcess(process.execPath, [BIN, "record", "-o", out, "--", process.execPath, "agent.mjs"], {
+    cwd: AGENT,
+    env: env("SIGKILL-in-tool"),
+  });
   expect(r.code).toBe(137);
-  expect(r.stderr).toContain(`blackbox: no cassette was written to ${out}: the command was killed (exit code 137, signal 9)`);
+  expect(r.stderr).toContain(
+    `blackbox: no cassette was written to ${out}: the command was killed (exit code 137, signal 9)`,
+  );
   expect(existsSync(out)).toBe(false);
   expect(existsSync(join(dir, "killed")) ? readdirSync(join(dir, "killed")) : []).toEqual([]);
 });

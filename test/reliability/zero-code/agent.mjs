@@ -3,7 +3,13 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { get_weather } from "./tools.mjs";
 
-const tools = [{ name: "get_weather", description: "Weather", input_schema: { type: "object", properties: { city: { type: "string" } } } }];
+const tools = [
+  {
+    name: "get_weather",
+    description: "Weather",
+    input_schema: { type: "object", properties: { city: { type: "string" } } },
+  },
+];
 const client = new Anthropic({ maxRetries: 0 });
 const messages = [{ role: "user", content: "Weather in Lisbon?" }];
 for (let turn = 0; turn < 4; turn++) {
@@ -15,7 +21,8 @@ for (let turn = 0; turn < 4; turn++) {
     break;
   }
   const results = [];
-  for (const c of calls) results.push({ type: "tool_result", tool_use_id: c.id, content: JSON.stringify(await get_weather(c.input)) });
+  for (const c of calls)
+    results.push({ type: "tool_result", tool_use_id: c.id, content: JSON.stringify(await get_weather(c.input)) });
   messages.push({ role: "user", content: results });
 }
 if (process.env.FAULT === "throw-after") throw new Error("the agent crashed after its run");

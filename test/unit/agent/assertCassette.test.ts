@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDemoAgent } from "../../../src/agent/demo.js";
 import { assertCassette } from "../../../src/assert.js";
-import { saveTrace } from "../../../src/edges/store.js";
+import { saveTrace } from "../../../src/store/index.js";
 import type { Trace } from "../../../src/trace/types.js";
 
 let dir: string;
@@ -32,7 +32,12 @@ describe("assertCassette", () => {
   });
 
   it("names every failed expectation, one per line, and says what to do", async () => {
-    const error = await assertCassette(file, { status: "error", reason: "max_steps_exceeded", resultContains: "museum", steps: 3 }).then(
+    const error = await assertCassette(file, {
+      status: "error",
+      reason: "max_steps_exceeded",
+      resultContains: "museum",
+      steps: 3,
+    }).then(
       () => undefined,
       (e: Error) => e,
     );
@@ -52,7 +57,9 @@ describe("assertCassette", () => {
     const bad = join(dir, "bad.json");
     writeFileSync(bad, readFileSync(file, "utf8").replace('"sunny"', '"rain"'));
     await expect(assertCassette(bad, { status: "success" })).rejects.toThrow(
-      new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} failed verify \\(\\d+ problem\\(s\\)\\):\\n  - steps\\[3\\]\\.hash: hash does not match`),
+      new RegExp(
+        `^${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} failed verify \\(\\d+ problem\\(s\\)\\):\\n  - steps\\[3\\]\\.hash: hash does not match`,
+      ),
     );
   });
 });

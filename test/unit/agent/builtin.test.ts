@@ -6,7 +6,7 @@ import { DEMO_RAIN, runDemoAgent } from "../../../src/agent/demo.js";
 import { runAgent } from "../../../src/agent/loop.js";
 import { ScriptedModelClient } from "../../../src/agent/modelClient.js";
 import { defaultForkPath, forkBuiltin, replayBuiltin } from "../../../src/cli/builtin.js";
-import { loadTrace, saveTrace } from "../../../src/edges/store.js";
+import { loadTrace, saveTrace } from "../../../src/store/index.js";
 import { TraceBuilder } from "../../../src/trace/builder.js";
 import { verifyTrace } from "../../../src/trace/verify.js";
 
@@ -22,14 +22,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function capture() {
   const io = { stdout: "", stderr: "", color: false };
-  return { io, sink: { stdout: (s: string) => void (io.stdout += s), stderr: (s: string) => void (io.stderr += s), color: false } };
+  return {
+    io,
+    sink: { stdout: (s: string) => void (io.stdout += s), stderr: (s: string) => void (io.stderr += s), color: false },
+  };
 }
 
 describe("replayBuiltin", () => {
   it("replays a demo cassette offline and exits 0", async () => {
     const { io, sink } = capture();
     expect(await replayBuiltin(parentFile, sink)).toBe(0);
-    expect(io.stdout).toBe(`replayed ${parentFile} offline: 11 steps reproduced from the cassette alone (no model, no tools), same outcome.\n`);
+    expect(io.stdout).toBe(
+      `replayed ${parentFile} offline: 11 steps reproduced from the cassette alone (no model, no tools), same outcome.\n`,
+    );
   });
 
   it("exits 1 and names the step when a cassette was edited and re-hashed (verify passes, replay does not)", async () => {
@@ -43,7 +48,9 @@ describe("replayBuiltin", () => {
     expect(verifyTrace(b.trace).ok).toBe(true);
     const { io, sink } = capture();
     expect(await replayBuiltin(file, sink)).toBe(1);
-    expect(io.stderr).toContain(`blackbox: replay of ${file} diverged at step 10: step 10 (metadata) differs at payload.result`);
+    expect(io.stderr).toContain(
+      `blackbox: replay of ${file} diverged at step 10: step 10 (metadata) differs at payload.result`,
+    );
     expect(io.stderr).toContain('recorded: "Saturday in Lisbon');
     expect(io.stderr).toContain('replayed: "Stay home."');
   });
@@ -51,7 +58,11 @@ describe("replayBuiltin", () => {
   it("exits 2 and says how to replay a recorded agent's cassette (it has tool_calls outputs)", async () => {
     const b = new TraceBuilder({ id: "sdk", createdAt: 1 });
     b.append("model_input", { messages: [{ role: "user", content: "q" }], tools: [] }, 1);
-    b.append("model_output", { type: "tool_calls", calls: [{ toolCallId: "call-0", toolName: "t", toolInput: {} }] }, 2);
+    b.append(
+      "model_output",
+      { type: "tool_calls", calls: [{ toolCallId: "call-0", toolName: "t", toolInput: {} }] },
+      2,
+    );
     b.append("metadata", { event: "run_failed", status: "error", reason: "process_exit", exitCode: 1 }, 3);
     const file = join(dir, "sdk.json");
     await saveTrace(file, b.trace);
@@ -87,9 +98,13 @@ describe("forkBuiltin", () => {
     expect(child).toMatchObject({ id: "trip.fork-3", parentId: "trip", forkedFromStepId: "trip:3" });
     expect(child.steps[3]!.payload).toEqual({ toolCallId: "call-0", toolName: "get_weather", result: DEMO_RAIN });
     expect(verifyTrace(child).ok).toBe(true);
-    expect(io.stdout).toContain(`forked ${parentFile} at step 3 with the result ${JSON.stringify(DEMO_RAIN)}\nwrote ${out}\n`);
+    expect(io.stdout).toContain(
+      `forked ${parentFile} at step 3 with the result ${JSON.stringify(DEMO_RAIN)}\nwrote ${out}\n`,
+    );
     expect(io.stdout).toContain("<- fork point");
-    expect(io.stdout).toContain("the child's answer: Saturday in Lisbon will be rainy, 14°C, so plan indoors and take an umbrella: the Gulbenkian Museum, then the Oceanário, then a fado dinner in Alfama.\n");
+    expect(io.stdout).toContain(
+      "the child's answer: Saturday in Lisbon will be rainy, 14°C, so plan indoors and take an umbrella: the Gulbenkian Museum, then the Oceanário, then a fado dinner in Alfama.\n",
+    );
     expect(io.stdout).toContain(`blackbox diff ${parentFile} ${out}`);
   });
 
@@ -113,10 +128,17 @@ describe("forkBuiltin", () => {
   it("refuses a cassette the demo agent did not record, pointing to fork -- <command>", async () => {
     const file = join(dir, "other.json");
     let t = 1;
-    await saveTrace(file, await runAgent({
-      traceId: "other", task: "x", toolDefinitions: [], tools: {}, now: () => t++,
-      client: new ScriptedModelClient([{ type: "final_answer", text: "hi" }]),
-    }));
+    await saveTrace(
+      file,
+      await runAgent({
+        traceId: "other",
+        task: "x",
+        toolDefinitions: [],
+        tools: {},
+        now: () => t++,
+        client: new ScriptedModelClient([{ type: "final_answer", text: "hi" }]),
+      }),
+    );
     const { io, sink } = capture();
     expect(await forkBuiltin(file, { at: 0 }, sink)).toBe(2);
     expect(io.stderr).toBe(

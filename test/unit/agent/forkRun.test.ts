@@ -61,7 +61,11 @@ describe("forkRun: fork-point table without mutations", () => {
     expect(child.steps[4]!.type).toBe("model_input");
     expect(child.steps[5]!.type).toBe("model_input");
     expect(messagesAt(child, 5)).toEqual(messagesAt(parent, 4));
-    expect(child.steps[6]!.payload).toMatchObject({ type: "tool_call", toolCallId: "call-1", toolName: "find_activities" });
+    expect(child.steps[6]!.payload).toMatchObject({
+      type: "tool_call",
+      toolCallId: "call-1",
+      toolName: "find_activities",
+    });
   });
 
   it("tool_call: prefix ends before tool execution; the unfinished round is left out and ids continue past it", async () => {
@@ -70,7 +74,11 @@ describe("forkRun: fork-point table without mutations", () => {
     expect(child.steps[6]!.type).toBe("model_input");
     expect(messagesAt(child, 6)).toEqual(messagesAt(parent, 4));
     // call-1 is in the copied prefix (step 5), so the continued run starts at call-2
-    expect(child.steps[7]!.payload).toMatchObject({ type: "tool_call", toolCallId: "call-2", toolName: "find_activities" });
+    expect(child.steps[7]!.payload).toMatchObject({
+      type: "tool_call",
+      toolCallId: "call-2",
+      toolName: "find_activities",
+    });
     expect(child.steps[8]!.payload).toMatchObject({ toolCallId: "call-2" });
   });
 
@@ -92,7 +100,10 @@ describe("forkRun: mutations", () => {
     expect(messagesAt(child, 4)[2]!.content).toEqual([
       { type: "tool_result", toolCallId: "call-0", toolName: "get_weather", result: DEMO_RAIN },
     ]);
-    expect(child.steps[5]!.payload).toMatchObject({ toolCallId: "call-1", toolInput: { city: "Lisbon", setting: "indoor" } });
+    expect(child.steps[5]!.payload).toMatchObject({
+      toolCallId: "call-1",
+      toolInput: { city: "Lisbon", setting: "indoor" },
+    });
     expect(resultOf(child)).toContain("plan indoors");
   });
 
@@ -100,12 +111,19 @@ describe("forkRun: mutations", () => {
     let par: Trace;
     beforeAll(async () => {
       par = await runAgent({
-        traceId: "par", task: "two forecasts", toolDefinitions: [], tools: demoTools, now: clock(2_000),
+        traceId: "par",
+        task: "two forecasts",
+        toolDefinitions: [],
+        tools: demoTools,
+        now: clock(2_000),
         client: new ScriptedModelClient([
-          { type: "tool_calls", calls: [
-            { toolCallId: "", toolName: "get_weather", toolInput: { city: "Lisbon" } },
-            { toolCallId: "", toolName: "get_weather", toolInput: { city: "Porto" } },
-          ] },
+          {
+            type: "tool_calls",
+            calls: [
+              { toolCallId: "", toolName: "get_weather", toolInput: { city: "Lisbon" } },
+              { toolCallId: "", toolName: "get_weather", toolInput: { city: "Porto" } },
+            ],
+          },
           { type: "final_answer", text: "done" },
         ]),
       });
@@ -171,32 +189,64 @@ describe("forkRun: the replacement (--set) form", () => {
 });
 
 describe("forkRun: refusals", () => {
-  const refuses = async (options: Partial<ForkRunOptions> & { forkIndex: number }, message: string | RegExp, from = parent) => {
-    const error = await fork(options, from).then(() => undefined, (e: unknown) => e);
+  const refuses = async (
+    options: Partial<ForkRunOptions> & { forkIndex: number },
+    message: string | RegExp,
+    from = parent,
+  ) => {
+    const error = await fork(options, from).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ForkError);
     expect((error as Error).message).toMatch(message);
   };
 
   it("a metadata fork point", () =>
-    refuses({ forkIndex: 10 }, "Cannot fork at step 10: it is a metadata step (a terminal run marker), so there is nothing to continue. Fork at an earlier"));
+    refuses(
+      { forkIndex: 10 },
+      "Cannot fork at step 10: it is a metadata step (a terminal run marker), so there is nothing to continue. Fork at an earlier",
+    ));
   it("an index out of range", async () => {
-    await refuses({ forkIndex: 11 }, 'Fork index 11 is out of range: trace "demo" has 11 steps (0..10). Pick a step index from blackbox show.');
+    await refuses(
+      { forkIndex: 11 },
+      'Fork index 11 is out of range: trace "demo" has 11 steps (0..10). Pick a step index from blackbox show.',
+    );
     await refuses({ forkIndex: -1 }, /Fork index -1 is out of range/);
     await refuses({ forkIndex: 1.5 }, /Fork index 1.5 is out of range/);
   });
   it("a model_input between the earliest mutation and the fork point", () =>
-    refuses({ forkIndex: 8, toolResultMutations: { 3: DEMO_RAIN } }, /model_input step 4 lies between them and records the history before the mutation.*Fork at step 4 or earlier/));
+    refuses(
+      { forkIndex: 8, toolResultMutations: { 3: DEMO_RAIN } },
+      /model_input step 4 lies between them and records the history before the mutation.*Fork at step 4 or earlier/,
+    ));
   it("a mutation of a step that is not a tool_result", () =>
-    refuses({ forkIndex: 4, toolResultMutations: { 2: "x" } }, "Cannot mutate step 2: it is a tool_call step, and toolResultMutations only replace tool_result steps."));
+    refuses(
+      { forkIndex: 4, toolResultMutations: { 2: "x" } },
+      "Cannot mutate step 2: it is a tool_call step, and toolResultMutations only replace tool_result steps.",
+    ));
   it("a mutation at or after the fork point", () =>
-    refuses({ forkIndex: 4, toolResultMutations: { 7: "x" } }, "Cannot mutate step 7: mutations apply to tool_result steps before the fork point (4)."));
+    refuses(
+      { forkIndex: 4, toolResultMutations: { 7: "x" } },
+      "Cannot mutate step 7: mutations apply to tool_result steps before the fork point (4).",
+    ));
   it("--set at a step that is not a tool_result", () =>
-    refuses({ forkIndex: 4, replacement: "x" }, "Cannot set a result at step 4: it is a model_input step, and --set replaces a tool result. Pick the index of a tool_result step"));
+    refuses(
+      { forkIndex: 4, replacement: "x" },
+      "Cannot set a result at step 4: it is a model_input step, and --set replaces a tool result. Pick the index of a tool_result step",
+    ));
   it("a replacement and mutations together", () =>
-    refuses({ forkIndex: 7, replacement: "x", toolResultMutations: { 3: "y" } as Record<number, JsonValue> }, /either a replacement result at the fork point or toolResultMutations, not both/));
+    refuses(
+      { forkIndex: 7, replacement: "x", toolResultMutations: { 3: "y" } as Record<number, JsonValue> },
+      /either a replacement result at the fork point or toolResultMutations, not both/,
+    ));
   it("a trace the built-in agent cannot continue", () =>
-    refuses({ forkIndex: 0 }, /has no model_input step with messages and tools, so the built-in agent cannot continue it/, {
-      ...parent,
-      steps: parent.steps.map((s) => (s.type === "model_input" ? { ...s, payload: { note: "imported" } } : s)),
-    }));
+    refuses(
+      { forkIndex: 0 },
+      /has no model_input step with messages and tools, so the built-in agent cannot continue it/,
+      {
+        ...parent,
+        steps: parent.steps.map((s) => (s.type === "model_input" ? { ...s, payload: { note: "imported" } } : s)),
+      },
+    ));
 });

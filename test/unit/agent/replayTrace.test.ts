@@ -20,7 +20,13 @@ const tampered = (edit: (t: Trace) => void): Trace => {
   return copy;
 };
 const forkOf = (options: { forkIndex: number; replacement?: unknown; toolResultMutations?: Record<number, never> }) =>
-  forkRun(parent, { client: new DemoModelClient(), tools: demoTools, now: clock(9_000), ...(options as object), forkIndex: options.forkIndex });
+  forkRun(parent, {
+    client: new DemoModelClient(),
+    tools: demoTools,
+    now: clock(9_000),
+    ...(options as object),
+    forkIndex: options.forkIndex,
+  });
 
 describe("replayTrace", () => {
   it("reproduces a recording from the cassette alone", async () => {
@@ -32,7 +38,13 @@ describe("replayTrace", () => {
       await forkOf({ forkIndex: 3, replacement: DEMO_RAIN }),
       await forkOf({ forkIndex: 5 }),
       await forkOf({ forkIndex: 7 }),
-      await forkRun(parent, { forkIndex: 4, toolResultMutations: { 3: DEMO_RAIN }, client: new DemoModelClient(), tools: demoTools, now: clock(9_000) }),
+      await forkRun(parent, {
+        forkIndex: 4,
+        toolResultMutations: { 3: DEMO_RAIN },
+        client: new DemoModelClient(),
+        tools: demoTools,
+        now: clock(9_000),
+      }),
     ]) {
       expect(await replayTrace(child), child.forkedFromStepId).toEqual({ ok: true, steps: child.steps.length });
     }
@@ -41,8 +53,23 @@ describe("replayTrace", () => {
   it("reproduces runs that ended with unknown_tool, max_steps_exceeded and a tool error", async () => {
     const call = { type: "tool_call" as const, toolCallId: "", toolName: "get_weather", toolInput: { city: "Oslo" } };
     const runs = [
-      await runAgent({ traceId: "a", task: "x", toolDefinitions: [], tools: demoTools, now: clock(1), maxSteps: 2, client: new ScriptedModelClient([call, call]) }),
-      await runAgent({ traceId: "b", task: "x", toolDefinitions: [], tools: demoTools, now: clock(1), client: new ScriptedModelClient([{ ...call, toolName: "nope" }]) }),
+      await runAgent({
+        traceId: "a",
+        task: "x",
+        toolDefinitions: [],
+        tools: demoTools,
+        now: clock(1),
+        maxSteps: 2,
+        client: new ScriptedModelClient([call, call]),
+      }),
+      await runAgent({
+        traceId: "b",
+        task: "x",
+        toolDefinitions: [],
+        tools: demoTools,
+        now: clock(1),
+        client: new ScriptedModelClient([{ ...call, toolName: "nope" }]),
+      }),
     ];
     expect(runs[0]!.steps[3]!.payload).toMatchObject({ error: expect.stringContaining("no forecast") });
     for (const run of runs) expect(await replayTrace(run)).toEqual({ ok: true, steps: run.steps.length });
@@ -60,7 +87,9 @@ describe("replayTrace", () => {
       recorded: "sunny",
       actual: "snow",
     });
-    expect(r.divergence!.message).toBe('step 4 (model_input) differs at payload.messages[2].content[0].result.forecast: recorded "sunny", replayed "snow"');
+    expect(r.divergence!.message).toBe(
+      'step 4 (model_input) differs at payload.messages[2].content[0].result.forecast: recorded "sunny", replayed "snow"',
+    );
   });
 
   it("finds a tampered model output at the tool call that follows it", async () => {
@@ -68,14 +97,23 @@ describe("replayTrace", () => {
       (c.steps[5]!.payload as { toolInput: { setting: string } }).toolInput.setting = "indoor";
     });
     const r = await replayTrace(t);
-    expect(r.divergence).toMatchObject({ index: 6, path: "payload.toolInput.setting", recorded: "outdoor", actual: "indoor" });
+    expect(r.divergence).toMatchObject({
+      index: 6,
+      path: "payload.toolInput.setting",
+      recorded: "outdoor",
+      actual: "indoor",
+    });
   });
 
   it("finds a tampered outcome", async () => {
     const t = tampered((c) => {
       (c.steps[10]!.payload as { result: string }).result = "Stay home.";
     });
-    expect((await replayTrace(t)).divergence).toMatchObject({ index: 10, path: "payload.result", recorded: "Stay home." });
+    expect((await replayTrace(t)).divergence).toMatchObject({
+      index: 10,
+      path: "payload.result",
+      recorded: "Stay home.",
+    });
   });
 
   it("reports a cassette cut short, and one with a step too many", async () => {

@@ -18,27 +18,81 @@ export interface Conversation {
 type Msg = Record<string, unknown>;
 type Round = { kind: "tools" | "user" | "text"; calls: number; bbx: boolean };
 
-const EDITS = ["msgText", "lastText", "lastText", "system", "systemBlocks", "tools", "params", "keyOrder", "streamLast", "pretty", "trailing", "ws", "invalid", "drop", "junk", "unknownResult", "toolName", "none"] as const;
+const EDITS = [
+  "msgText",
+  "lastText",
+  "lastText",
+  "system",
+  "systemBlocks",
+  "tools",
+  "params",
+  "keyOrder",
+  "streamLast",
+  "pretty",
+  "trailing",
+  "ws",
+  "invalid",
+  "drop",
+  "junk",
+  "unknownResult",
+  "toolName",
+  "none",
+] as const;
 type Edit = { at: number; kind: (typeof EDITS)[number]; pick: number; persistent: boolean };
 
-const editArb: fc.Arbitrary<Edit> = fc.record({ at: fc.nat(12), kind: fc.constantFrom(...EDITS), pick: fc.nat(), persistent: fc.boolean() });
-const roundArb: fc.Arbitrary<Round> = fc.record({ kind: fc.constantFrom("tools", "tools", "tools", "user", "text"), calls: fc.integer({ min: 1, max: 3 }), bbx: fc.boolean() });
+const editArb: fc.Arbitrary<Edit> = fc.record({
+  at: fc.nat(12),
+  kind: fc.constantFrom(...EDITS),
+  pick: fc.nat(),
+  persistent: fc.boolean(),
+});
+const roundArb: fc.Arbitrary<Round> = fc.record({
+  kind: fc.constantFrom("tools", "tools", "tools", "user", "text"),
+  calls: fc.integer({ min: 1, max: 3 }),
+  bbx: fc.boolean(),
+});
 
 function history(provider: ProviderName, rounds: Round[], systems: number): Msg[] {
   const out: Msg[] = [];
-  if (provider === "openai") for (let s = 0; s < systems; s++) out.push({ role: s % 2 ? "developer" : "system", content: `be brief ${s}` });
+  if (provider === "openai")
+    for (let s = 0; s < systems; s++) out.push({ role: s % 2 ? "developer" : "system", content: `be brief ${s}` });
   out.push({ role: "user", content: "check the weather" });
   let n = 0;
   for (const r of rounds) {
     if (r.kind === "user") out.push({ role: "user", content: `and again ${n}` });
-    else if (r.kind === "text") out.push({ role: "assistant", content: provider === "openai" ? `thinking ${n}` : [{ type: "text", text: `thinking ${n}` }] });
+    else if (r.kind === "text")
+      out.push({
+        role: "assistant",
+        content: provider === "openai" ? `thinking ${n}` : [{ type: "text", text: `thinking ${n}` }],
+      });
     else {
       const ids = Array.from({ length: r.calls }, () => (r.bbx ? `bbx_call-${n++}` : `toolu_${n++}`));
       if (provider === "anthropic") {
-        out.push({ role: "assistant", content: [{ type: "text", text: "checking" }, ...ids.map((id, j) => ({ type: "tool_use", id, name: "get_weather", input: { city: `c${j}` } }))] });
-        out.push({ role: "user", content: ids.map((id, j) => ({ type: "tool_result", tool_use_id: id, content: j % 2 ? [{ type: "text", text: `sun ${id}` }] : `rain ${id}` })) });
+        out.push({
+          role: "assistant",
+          content: [
+            { type: "text", text: "checking" },
+            ...ids.map((id, j) => ({ type: "tool_use", id, name: "get_weather", input: { city: `c${j}` } })),
+          ],
+        });
+        out.push({
+          role: "user",
+          content: ids.map((id, j) => ({
+            type: "tool_result",
+            tool_use_id: id,
+            content: j % 2 ? [{ type: "text", text: `sun ${id}` }] : `rain ${id}`,
+          })),
+        });
       } else {
-        out.push({ role: "assistant", content: n % 3 ? null : "checking", tool_calls: ids.map((id, j) => ({ id, type: "function", function: { name: "get_weather", arguments: JSON.stringify({ city: `c${j}` }) } })) });
+        out.push({
+          role: "assistant",
+          content: n % 3 ? null : "checking",
+          tool_calls: ids.map((id, j) => ({
+            id,
+            type: "function",
+            function: { name: "get_weather", arguments: JSON.stringify({ city: `c${j}` }) },
+          })),
+        });
         for (const id of ids) out.push({ role: "tool", tool_call_id: id, content: `rain ${id}` });
       }
     }
@@ -49,8 +103,19 @@ function history(provider: ProviderName, rounds: Round[], systems: number): Msg[
 function body(provider: ProviderName, messages: Msg[]): Msg {
   const tools =
     provider === "anthropic"
-      ? [{ name: "get_weather", description: "forecast", input_schema: { type: "object", properties: { city: { type: "string" } } } }]
-      : [{ type: "function", function: { name: "get_weather", description: "forecast", parameters: { type: "object" } } }];
+      ? [
+          {
+            name: "get_weather",
+            description: "forecast",
+            input_schema: { type: "object", properties: { city: { type: "string" } } },
+          },
+        ]
+      : [
+          {
+            type: "function",
+            function: { name: "get_weather", description: "forecast", parameters: { type: "object" } },
+          },
+        ];
   return provider === "anthropic"
     ? { model: "claude-sonnet-4-6", max_tokens: 1024, system: "You are a weather bot.", tools, messages }
     : { model: "gpt-4o", max_tokens: 1024, tools, messages };
@@ -63,10 +128,12 @@ function applyEdit(provider: ProviderName, b: Msg, e: Edit, text?: string): { bo
   switch (e.kind) {
     case "lastText": // most likely a message the request adds
     case "msgText":
-      if (e.kind === "lastText") return applyEdit(provider, b, { ...e, kind: "msgText", pick: messages.length - 1 }, text);
+      if (e.kind === "lastText")
+        return applyEdit(provider, b, { ...e, kind: "msgText", pick: messages.length - 1 }, text);
       if (m === null || typeof m !== "object") break; // junk
       if (typeof m.content === "string") m.content += "!";
-      else if (Array.isArray(m.content) && m.content[0]?.type === "text") m.content[0] = { ...m.content[0], text: `${m.content[0].text}!` };
+      else if (Array.isArray(m.content) && m.content[0]?.type === "text")
+        m.content[0] = { ...m.content[0], text: `${m.content[0].text}!` };
       else m.content = "edited";
       break;
     case "system":
@@ -74,10 +141,18 @@ function applyEdit(provider: ProviderName, b: Msg, e: Edit, text?: string): { bo
       else if (messages[0]?.role === "system") messages[0] = { ...messages[0], content: "be long" };
       break;
     case "systemBlocks": // the same system prompt as text blocks: normalized equal
-      if (provider === "anthropic") b.system = [{ type: "text", text: "You are a " }, { type: "text", text: "weather bot." }];
+      if (provider === "anthropic")
+        b.system = [
+          { type: "text", text: "You are a " },
+          { type: "text", text: "weather bot." },
+        ];
       break;
     case "tools":
-      (b.tools as Msg[]).push(provider === "anthropic" ? { name: "extra", input_schema: {} } : { type: "function", function: { name: "extra" } });
+      (b.tools as Msg[]).push(
+        provider === "anthropic"
+          ? { name: "extra", input_schema: {} }
+          : { type: "function", function: { name: "extra" } },
+      );
       break;
     case "params":
       b.max_tokens = 7;
@@ -90,13 +165,28 @@ function applyEdit(provider: ProviderName, b: Msg, e: Edit, text?: string): { bo
       if (messages.length) messages.splice(e.pick % messages.length, 1);
       break;
     case "junk":
-      messages.push(e.pick % 3 === 0 ? (42 as unknown as Msg) : e.pick % 3 === 1 ? { role: "system", content: "late" } : { role: "moderator", content: "x" });
+      messages.push(
+        e.pick % 3 === 0
+          ? (42 as unknown as Msg)
+          : e.pick % 3 === 1
+            ? { role: "system", content: "late" }
+            : { role: "moderator", content: "x" },
+      );
       break;
     case "unknownResult":
-      messages.push(provider === "anthropic" ? { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_nobody", content: "x" }] } : { role: "tool", tool_call_id: "call_nobody", content: "x" });
+      messages.push(
+        provider === "anthropic"
+          ? { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_nobody", content: "x" }] }
+          : { role: "tool", tool_call_id: "call_nobody", content: "x" },
+      );
       break;
-    case "toolName": { // OpenAI: a tool message naming its tool (LangChain's ChatOpenAI), accepted; or another tool, refused
-      const tool = messages.find((x, k) => k >= e.pick % Math.max(1, messages.length) && x !== null && typeof x === "object" && x.role === "tool") ?? messages.find((x) => x?.role === "tool");
+    case "toolName": {
+      // OpenAI: a tool message naming its tool (LangChain's ChatOpenAI), accepted; or another tool, refused
+      const tool =
+        messages.find(
+          (x, k) =>
+            k >= e.pick % Math.max(1, messages.length) && x !== null && typeof x === "object" && x.role === "tool",
+        ) ?? messages.find((x) => x?.role === "tool");
       if (provider === "openai" && tool) tool.name = e.pick % 3 === 0 ? "book_hotel" : "get_weather";
       break;
     }
@@ -137,18 +227,24 @@ export function conversationArb(provider: ProviderName): fc.Arbitrary<Conversati
       everyMessage: fc.boolean(),
       recordedEdits: fc.array(editArb, { maxLength: 2 }),
       replayedEdits: fc.array(editArb, { maxLength: 3 }),
-      registers: fc.array(fc.array(fc.tuple(fc.nat(12), fc.nat(12), fc.boolean()), { maxLength: 3 }), { maxLength: 12 }),
+      registers: fc.array(fc.array(fc.tuple(fc.nat(12), fc.nat(12), fc.boolean()), { maxLength: 3 }), {
+        maxLength: 12,
+      }),
     })
     .map(({ rounds, systems, cutPicks, everyMessage, recordedEdits, replayedEdits, registers }) => {
       const all = history(provider, rounds, systems);
       // requests end anywhere (inside a tool round too), or after every message
-      const cuts = everyMessage ? all.map((_, i) => i + 1) : cutPicks.map((p) => 1 + (p % all.length)).sort((a, b) => a - b); // a repeated cut: the same request sent again
+      const cuts = everyMessage
+        ? all.map((_, i) => i + 1)
+        : cutPicks.map((p) => 1 + (p % all.length)).sort((a, b) => a - b); // a repeated cut: the same request sent again
       return {
         provider,
         recorded: texts(provider, all, cuts, recordedEdits),
         replayed: texts(provider, all, cuts, replayedEdits),
         registers: registers.map((list) =>
-          list.map(([a, b, normal]): [string, string] => (normal ? [`bbx_call-${a}`, `call-${a}`] : [`toolu_${a}`, `call-${b}`])),
+          list.map(([a, b, normal]): [string, string] =>
+            normal ? [`bbx_call-${a}`, `call-${a}`] : [`toolu_${a}`, `call-${b}`],
+          ),
         ),
       };
     });

@@ -69,6 +69,8 @@ describe("isValidTraceShape (parseTrace's fast path)", () => {
     const bad = JSON.parse(readFileSync(join(FIXTURES, "basic.json"), "utf8"));
     bad.steps[0].payload.messages[0].role = "system";
     expect(isValidTraceShape(bad)).toBe(false);
-    expect(() => parseTrace(JSON.stringify(bad), "x.json")).toThrow(/steps\[0\]\.payload\.messages\[0\]\.role: expected "user" or "assistant"/);
+    expect(() => parseTrace(JSON.stringify(bad), "x.json")).toThrow(
+      /steps\[0\]\.payload\.messages\[0\]\.role: expected "user" or "assistant"/,
+    );
   });
 });

@@ -7,19 +7,24 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isBlackboxError } from "../../../src/errors.js";
-import { compareModelInput } from "../../../src/providers/compare.js";
-import { MessageThreads } from "../../../src/providers/anthropicThreads.js";
-import { ToolCallIds } from "../../../src/providers/ids.js";
-import { adapters } from "../../../src/providers/index.js";
+import { compareModelInput } from "../../../src/providers/shared/compare.js";
+import { MessageThreads } from "../../../src/providers/anthropic/threads.js";
+import { ToolCallIds } from "../../../src/providers/shared/ids.js";
+import { providers } from "../../../src/providers/index.js";
 import type { ProviderName } from "../../../src/providers/types.js";
 import { IncrementalRequests, parseRequestBody } from "../../../src/session/incremental.js";
 import { shareRecordedHistory } from "../../../src/trace/share.js";
 import type { JsonValue, ModelInput, TraceStep } from "../../../src/trace/types.js";
 import { conversationArb, type Conversation } from "./conversations.js";
 
-type Outcome = { input: string; divergence: string | null; nextId: number; recorded?: unknown; actual?: unknown } | { error: string };
+type Outcome =
+  | { input: string; divergence: string | null; nextId: number; recorded?: unknown; actual?: unknown }
+  | { error: string };
 
-function run(what: () => { input: ModelInput; divergence: string | null; recorded?: unknown; actual?: unknown }, ids: ToolCallIds): Outcome {
+function run(
+  what: () => { input: ModelInput; divergence: string | null; recorded?: unknown; actual?: unknown },
+  ids: ToolCallIds,
+): Outcome {
   try {
     const { input, ...rest } = what();
     return { input: JSON.stringify(input), ...rest, nextId: ids.nextIndex };
@@ -34,7 +39,7 @@ function record(c: Conversation): ModelInput[] {
   const ids = new ToolCallIds();
   return c.recorded.map((text) => {
     try {
-      return adapters[c.provider].parseRequest(JSON.parse(text), ids).input;
+      return providers[c.provider].parseRequest(JSON.parse(text), ids).input;
     } catch {
       return { messages: [], tools: [] }; // a refused request records nothing useful: any input will do
     }
@@ -44,7 +49,9 @@ function record(c: Conversation): ModelInput[] {
 /** A copy of the recorded inputs with their repeated history shared, as strict replay loads them (src/trace/share.ts). */
 function shared(recorded: ModelInput[]): ModelInput[] {
   const copy = structuredClone(recorded);
-  const steps = copy.map((input, index) => ({ index, type: "model_input", payload: input as unknown as JsonValue }) as TraceStep);
+  const steps = copy.map(
+    (input, index) => ({ index, type: "model_input", payload: input as unknown as JsonValue }) as TraceStep,
+  );
   shareRecordedHistory(steps);
   return copy;
 }
@@ -69,7 +76,7 @@ function replayBoth(c: Conversation, totals: IncrementalRequests["stats"], share
       return { input, divergence: d?.path ?? null, ...(share && d ? { recorded: d.recorded, actual: d.actual } : {}) };
     }, idsInc);
     const b = run(() => {
-      const input = adapters[c.provider as ProviderName].parseRequest(parseRequestBody(text), idsFull).input;
+      const input = providers[c.provider as ProviderName].parseRequest(parseRequestBody(text), idsFull).input;
       const d = compareModelInput(rec, input);
       return { input, divergence: d?.path ?? null, ...(share && d ? { recorded: d.recorded, actual: d.actual } : {}) };
     }, idsFull);
@@ -82,7 +89,10 @@ describe("incremental replay equals the full path", () => {
   for (const provider of ["anthropic", "openai"] as const) {
     it(`${provider}: growing tool loops with random edits give the same input, ids, divergence and refusals`, () => {
       const totals = { incrementalParses: 0, fullParses: 0, incrementalCompares: 0, fullCompares: 0 };
-      fc.assert(fc.property(conversationArb(provider), (c) => replayBoth(c, totals)), { numRuns: 400 });
+      fc.assert(
+        fc.property(conversationArb(provider), (c) => replayBoth(c, totals)),
+        { numRuns: 400 },
+      );
       // the shortcuts did run (a test of the full path against itself would prove nothing)
       expect(totals.incrementalParses).toBeGreaterThan(totals.fullParses / 2);
       expect(totals.incrementalCompares).toBeGreaterThan(100);
@@ -90,7 +100,10 @@ describe("incremental replay equals the full path", () => {
     });
     it(`${provider}: the same with the recorded history shared as strict replay loads it (same divergence path and values)`, () => {
       const totals = { incrementalParses: 0, fullParses: 0, incrementalCompares: 0, fullCompares: 0 };
-      fc.assert(fc.property(conversationArb(provider), (c) => replayBoth(c, totals, true)), { numRuns: 400 });
+      fc.assert(
+        fc.property(conversationArb(provider), (c) => replayBoth(c, totals, true)),
+        { numRuns: 400 },
+      );
       expect(totals.incrementalCompares).toBeGreaterThan(100);
       expect(totals.fullCompares).toBeGreaterThan(100);
     });
@@ -101,9 +114,11 @@ describe("a recorded input that does not extend the previous one is compared in 
   const req = (n: number) =>
     JSON.stringify({
       model: "m",
-      messages: Array.from({ length: n }, (_, i) => (i % 2 ? { role: "assistant", content: `a${i}` } : { role: "user", content: `u${i}` })),
+      messages: Array.from({ length: n }, (_, i) =>
+        i % 2 ? { role: "assistant", content: `a${i}` } : { role: "user", content: `u${i}` },
+      ),
     });
-  const input = (n: number) => adapters.anthropic.parseRequest(JSON.parse(req(n)), new ToolCallIds()).input;
+  const input = (n: number) => providers.anthropic.parseRequest(JSON.parse(req(n)), new ToolCallIds()).input;
   const edits: [string, (m: Record<string, unknown>) => void][] = [
     ["an extra key", (m) => (m.extra = 1)],
     ["an own __proto__ key", (m) => Object.defineProperty(m, "__proto__", { value: {}, enumerable: true })],
@@ -130,8 +145,17 @@ describe("a message thread's turns, expanded, extend the last request as objects
   // create), each later one only its tool_result (thread continue from the last reply).
   const TURNS = 6;
   const head = { model: "m", max_tokens: 100, system: "s", tools: [{ name: "t", input_schema: { type: "object" } }] };
-  const reply = (k: number) => ({ id: `msg_${k}`, content: [{ type: "text", text: `t${k}` }, { type: "tool_use", id: `toolu_${k}`, name: "t", input: { k } }] });
-  const result = (k: number) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${k}`, content: `r${k}` }] });
+  const reply = (k: number) => ({
+    id: `msg_${k}`,
+    content: [
+      { type: "text", text: `t${k}` },
+      { type: "tool_use", id: `toolu_${k}`, name: "t", input: { k } },
+    ],
+  });
+  const result = (k: number) => ({
+    role: "user",
+    content: [{ type: "tool_result", tool_use_id: `toolu_${k}`, content: `r${k}` }],
+  });
   /** Turn k: threaded (what the SDK sends) and whole (what it stands for). `edit` changes turn k's max_tokens. */
   function turn(k: number, edit?: number) {
     const max_tokens = edit === k ? 200 : 100;
@@ -141,35 +165,45 @@ describe("a message thread's turns, expanded, extend the last request as objects
     const threaded =
       k === 0
         ? { ...head, max_tokens, messages: history, thread: { type: "create" } }
-        : { model: "m", max_tokens, messages: [result(k - 1)], thread: { type: "continue", previous_message_id: `msg_${k - 1}` } };
+        : {
+            model: "m",
+            max_tokens,
+            messages: [result(k - 1)],
+            thread: { type: "continue", previous_message_id: `msg_${k - 1}` },
+          };
     return { whole: JSON.stringify(whole), threaded: JSON.stringify(threaded) };
   }
 
   for (const edit of [undefined, 3]) {
-    it(edit === undefined ? "a plain loop: only the first turn is parsed whole" : "a turn whose other members differ (max_tokens) is parsed whole, then extension goes on", () => {
-      const threads = new MessageThreads();
-      const inc = new IncrementalRequests();
-      const ids = new ToolCallIds();
-      const idsFull = new ToolCallIds();
-      let pending: ReturnType<MessageThreads["expand"]>;
-      const expand = (_p: ProviderName, body: unknown) => {
-        pending = threads.expand(body as Record<string, unknown>);
-        return pending?.full ?? body;
-      };
-      for (let k = 0; k < TURNS; k++) {
-        const { whole, threaded } = turn(k, edit);
-        const input = inc.parse("anthropic", threaded, ids, expand).input;
-        const full = adapters.anthropic.parseRequest(JSON.parse(whole), idsFull).input;
-        expect(JSON.stringify(input), `turn ${k}`).toBe(JSON.stringify(full));
-        expect(ids.nextIndex).toBe(idsFull.nextIndex);
-        expect(inc.compare(full, input), `turn ${k}`).toBeUndefined();
-        threads.remember(pending!, reply(k), true);
-      }
-      expect(inc.stats).toEqual(
-        edit === undefined
-          ? { incrementalParses: TURNS - 1, fullParses: 1, incrementalCompares: TURNS - 1, fullCompares: 1 }
-          : { incrementalParses: TURNS - 3, fullParses: 3, incrementalCompares: TURNS - 3, fullCompares: 3 },
-      );
-    });
+    it(
+      edit === undefined
+        ? "a plain loop: only the first turn is parsed whole"
+        : "a turn whose other members differ (max_tokens) is parsed whole, then extension goes on",
+      () => {
+        const threads = new MessageThreads();
+        const inc = new IncrementalRequests();
+        const ids = new ToolCallIds();
+        const idsFull = new ToolCallIds();
+        let pending: ReturnType<MessageThreads["expand"]>;
+        const expand = (_p: ProviderName, body: unknown) => {
+          pending = threads.expand(body as Record<string, unknown>);
+          return pending?.full ?? body;
+        };
+        for (let k = 0; k < TURNS; k++) {
+          const { whole, threaded } = turn(k, edit);
+          const input = inc.parse("anthropic", threaded, ids, expand).input;
+          const full = providers.anthropic.parseRequest(JSON.parse(whole), idsFull).input;
+          expect(JSON.stringify(input), `turn ${k}`).toBe(JSON.stringify(full));
+          expect(ids.nextIndex).toBe(idsFull.nextIndex);
+          expect(inc.compare(full, input), `turn ${k}`).toBeUndefined();
+          threads.remember(pending!, reply(k), true);
+        }
+        expect(inc.stats).toEqual(
+          edit === undefined
+            ? { incrementalParses: TURNS - 1, fullParses: 1, incrementalCompares: TURNS - 1, fullCompares: 1 }
+            : { incrementalParses: TURNS - 3, fullParses: 3, incrementalCompares: TURNS - 3, fullCompares: 3 },
+        );
+      },
+    );
   }
 });

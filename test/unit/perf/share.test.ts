@@ -13,7 +13,12 @@ const exact = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (Obj
 
 /** model_input steps as a cassette holds them: each parsed from its own text, each repeating the history. */
 function loaded(messages: string[], editAt?: (inputs: { messages: unknown[] }[]) => void): TraceStep[] {
-  const inputs = messages.map((_, k) => JSON.parse(`{"messages":[${messages.slice(0, k + 1).join(",")}],"tools":[],"model":"m"}`) as { messages: unknown[] });
+  const inputs = messages.map(
+    (_, k) =>
+      JSON.parse(`{"messages":[${messages.slice(0, k + 1).join(",")}],"tools":[],"model":"m"}`) as {
+        messages: unknown[];
+      },
+  );
   editAt?.(inputs);
   return inputs.map((payload, index) => ({ index, type: "model_input", payload }) as unknown as TraceStep);
 }
@@ -24,12 +29,16 @@ const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }).map((v) => ({ kind: "set" as const, text: JSON.stringify(v) })),
   fc.constant({ kind: "reverseKeys" as const }),
   fc.constant({ kind: "negZero" as const }),
-  fc.constantFrom('{"__proto__":{"role":"user"}}', '{"__proto__":1}', "-0", "0", "[]", "{}").map((text) => ({ kind: "set" as const, text })),
+  fc
+    .constantFrom('{"__proto__":{"role":"user"}}', '{"__proto__":1}', "-0", "0", "[]", "{}")
+    .map((text) => ({ kind: "set" as const, text })),
 );
 
 function paths(v: unknown, at: (string | number)[] = []): (string | number)[][] {
   const out = [at];
-  if (v !== null && typeof v === "object") for (const k of Object.keys(v)) out.push(...paths((v as Record<string, unknown>)[k], [...at, Array.isArray(v) ? Number(k) : k]));
+  if (v !== null && typeof v === "object")
+    for (const k of Object.keys(v))
+      out.push(...paths((v as Record<string, unknown>)[k], [...at, Array.isArray(v) ? Number(k) : k]));
   return out;
 }
 
@@ -40,42 +49,67 @@ function apply(root: unknown[], path: (string | number)[], e: Edit): void {
   const last = path[path.length - 1]!;
   const cur = parent[last];
   if (e.kind === "set") parent[last] = JSON.parse(e.text);
-  else if (e.kind === "negZero") parent[last] = typeof cur === "number" && cur === 0 ? (Object.is(cur, -0) ? 0 : -0) : -0;
+  else if (e.kind === "negZero")
+    parent[last] = typeof cur === "number" && cur === 0 ? (Object.is(cur, -0) ? 0 : -0) : -0;
   else if (cur !== null && typeof cur === "object" && !Array.isArray(cur)) {
-    parent[last] = JSON.parse(`{${Object.keys(cur).reverse().map((k) => `${JSON.stringify(k)}:${JSON.stringify(cur[k])}`).join(",")}}`);
+    parent[last] = JSON.parse(
+      `{${Object.keys(cur)
+        .reverse()
+        .map((k) => `${JSON.stringify(k)}:${JSON.stringify(cur[k])}`)
+        .join(",")}}`,
+    );
   }
 }
 
-const message = fc.oneof(
-  fc.jsonValue({ maxDepth: 3 }),
-  fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.oneof(fc.string(), fc.array(fc.record({ type: fc.constant("text"), text: fc.string(), n: fc.constantFrom(0, 1, -1) }))) }),
-).map((v) => JSON.stringify(v).replace(/(?<=[:,[])0(?=[,\]}])/, "-0")); // some -0 as the file may hold
+const message = fc
+  .oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.record({
+      role: fc.constantFrom("user", "assistant"),
+      content: fc.oneof(
+        fc.string(),
+        fc.array(fc.record({ type: fc.constant("text"), text: fc.string(), n: fc.constantFrom(0, 1, -1) })),
+      ),
+    }),
+  )
+  .map((v) => JSON.stringify(v).replace(/(?<=[:,[])0(?=[,\]}])/, "-0")); // some -0 as the file may hold
 
 describe("shareRecordedHistory", () => {
   it("never changes what the trace serializes to, whatever one input's history was edited (key order, -0, __proto__, values)", () => {
     let sharedSeen = 0;
     let extendedSeen = 0;
     fc.assert(
-      fc.property(fc.array(message, { minLength: 2, maxLength: 8 }), fc.nat(), fc.nat(), editArb, (messages, pickInput, pickPath, edit) => {
-        const steps = loaded(messages, (inputs) => {
-          const target = inputs[pickInput % inputs.length]!.messages;
-          const ps = paths(target);
-          apply(target, ps[pickPath % ps.length]!, edit);
-        });
-        const before = exact(steps);
-        shareRecordedHistory(steps);
-        expect(exact(steps)).toBe(before);
-        for (let k = 1; k < steps.length; k++) {
-          if (msgs(steps, k)[0] === msgs(steps, k - 1)[0] && typeof msgs(steps, k)[0] === "object") sharedSeen++;
-          // extendsShared says yes only where every earlier message, the tools and params are the same objects
-          const prev = steps[k - 1]!.payload as unknown as Record<string, unknown>;
-          const next = steps[k]!.payload as unknown as Record<string, unknown>;
-          const really = Array.isArray(prev.messages) && Array.isArray(next.messages) && prev.messages.length <= next.messages.length &&
-            prev.messages.every((m, i) => m === (next.messages as unknown[])[i]) && prev.tools === next.tools && prev.params === next.params;
-          expect(extendsShared(prev, next)).toBe(really);
-          if (really) extendedSeen++;
-        }
-      }),
+      fc.property(
+        fc.array(message, { minLength: 2, maxLength: 8 }),
+        fc.nat(),
+        fc.nat(),
+        editArb,
+        (messages, pickInput, pickPath, edit) => {
+          const steps = loaded(messages, (inputs) => {
+            const target = inputs[pickInput % inputs.length]!.messages;
+            const ps = paths(target);
+            apply(target, ps[pickPath % ps.length]!, edit);
+          });
+          const before = exact(steps);
+          shareRecordedHistory(steps);
+          expect(exact(steps)).toBe(before);
+          for (let k = 1; k < steps.length; k++) {
+            if (msgs(steps, k)[0] === msgs(steps, k - 1)[0] && typeof msgs(steps, k)[0] === "object") sharedSeen++;
+            // extendsShared says yes only where every earlier message, the tools and params are the same objects
+            const prev = steps[k - 1]!.payload as unknown as Record<string, unknown>;
+            const next = steps[k]!.payload as unknown as Record<string, unknown>;
+            const really =
+              Array.isArray(prev.messages) &&
+              Array.isArray(next.messages) &&
+              prev.messages.length <= next.messages.length &&
+              prev.messages.every((m, i) => m === (next.messages as unknown[])[i]) &&
+              prev.tools === next.tools &&
+              prev.params === next.params;
+            expect(extendsShared(prev, next)).toBe(really);
+            if (really) extendedSeen++;
+          }
+        },
+      ),
       { numRuns: 1500 },
     );
     expect(sharedSeen).toBeGreaterThan(500); // it did share (else the test proves nothing)
@@ -83,7 +117,11 @@ describe("shareRecordedHistory", () => {
   });
 
   it("extendsShared: true for each input that repeats the previous one's history, false from where a history parts, and after a later share that no longer finds it", () => {
-    const m = ['{"role":"user","content":"a"}', '{"role":"assistant","content":[{"type":"text","text":"b"}]}', '{"role":"user","content":"c"}'];
+    const m = [
+      '{"role":"user","content":"a"}',
+      '{"role":"assistant","content":[{"type":"text","text":"b"}]}',
+      '{"role":"user","content":"c"}',
+    ];
     const steps = loaded(m, (inputs) => ((inputs[2]!.messages[1] as Record<string, unknown>).content = "edited"));
     const p = steps.map((s) => s.payload as unknown as object);
     shareRecordedHistory(steps);
@@ -109,7 +147,11 @@ describe("shareRecordedHistory", () => {
   });
 
   it("makes a repeated history the same objects, and stops sharing where an input's history parts", () => {
-    const m = ['{"role":"user","content":"a"}', '{"role":"assistant","content":[{"type":"text","text":"b"}]}', '{"role":"user","content":"c"}'];
+    const m = [
+      '{"role":"user","content":"a"}',
+      '{"role":"assistant","content":[{"type":"text","text":"b"}]}',
+      '{"role":"user","content":"c"}',
+    ];
     const steps = loaded(m, (inputs) => ((inputs[2]!.messages[0] as Record<string, unknown>).content = "edited"));
     shareRecordedHistory(steps);
     expect(msgs(steps, 1)[0]).toBe(msgs(steps, 0)[0]);

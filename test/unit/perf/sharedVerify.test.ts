@@ -19,7 +19,19 @@ import { mutate, mutationArb, nodePaths } from "../../helpers/traceArb.js";
 /** Strings a neutrality scan flags (at one level or both), and plain ones. */
 const word = fc.oneof(
   { weight: 6, arbitrary: fc.string({ maxLength: 12 }) },
-  { weight: 1, arbitrary: fc.constantFrom("toolu_01AbC9xyz", "msg_0123456789abcdefXY", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "Bearer abcdefghijklmnop1234", "OPENAI_API_KEY", "call-3", "usage", "x-api-key") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "toolu_01AbC9xyz",
+      "msg_0123456789abcdefXY",
+      "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+      "Bearer abcdefghijklmnop1234",
+      "OPENAI_API_KEY",
+      "call-3",
+      "usage",
+      "x-api-key",
+    ),
+  },
 );
 const data: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) => ({
   v: fc.oneof(
@@ -33,22 +45,46 @@ const data: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) => ({
 })).v;
 const part = fc.oneof(
   fc.record({ type: fc.constant("text"), text: word }),
-  fc.record({ type: fc.constant("tool_use"), toolCallId: fc.constantFrom("call-0", "call-1", "toolu_01Xy7"), toolName: word, toolInput: data }),
-  fc.record({ type: fc.constant("tool_result"), toolCallId: fc.constantFrom("call-0", "call-1"), toolName: word, result: data }),
+  fc.record({
+    type: fc.constant("tool_use"),
+    toolCallId: fc.constantFrom("call-0", "call-1", "toolu_01Xy7"),
+    toolName: word,
+    toolInput: data,
+  }),
+  fc.record({
+    type: fc.constant("tool_result"),
+    toolCallId: fc.constantFrom("call-0", "call-1"),
+    toolName: word,
+    result: data,
+  }),
   fc.record({ type: fc.constant("tool_result"), toolCallId: fc.constant("call-2"), toolName: word, error: word }),
 );
 const message = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.oneof(word, fc.array(part, { maxLength: 3 })) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      role: fc.constantFrom("user", "assistant"),
+      content: fc.oneof(word, fc.array(part, { maxLength: 3 })),
+    }),
+  },
   { weight: 1, arbitrary: data }, // not a message at all: the shape check says so, at every repeat
 );
 
 /** A tool loop as a cassette holds it: model_input k repeats the first k+1 messages; JSON text. */
 const loopText = fc
-  .record({ messages: fc.array(message, { minLength: 2, maxLength: 7 }), tools: fc.array(fc.record({ name: word, inputSchema: data }), { maxLength: 2 }), model: fc.constantFrom("claude-sonnet-4-6", "gpt-4o") })
+  .record({
+    messages: fc.array(message, { minLength: 2, maxLength: 7 }),
+    tools: fc.array(fc.record({ name: word, inputSchema: data }), { maxLength: 2 }),
+    model: fc.constantFrom("claude-sonnet-4-6", "gpt-4o"),
+  })
   .map(({ messages, tools, model }) => {
     const b = new TraceBuilder({ id: "loop", createdAt: 1767225600000 });
     messages.forEach((_, k) => {
-      b.append("model_input", { messages: messages.slice(0, k + 1), tools, model, params: { maxTokens: 1024 } } as unknown as JsonValue, 1000 + k);
+      b.append(
+        "model_input",
+        { messages: messages.slice(0, k + 1), tools, model, params: { maxTokens: 1024 } } as unknown as JsonValue,
+        1000 + k,
+      );
       b.append("model_output", { type: "tool_call", toolCallId: `call-${k}`, toolName: "t", toolInput: {} }, 1000 + k);
     });
     b.append("metadata", { event: "run_completed", status: "success", result: "done" }, 2000);
@@ -91,26 +127,34 @@ describe("a load with the history shared answers what the plain load answers", (
     let sharedRuns = 0;
     let problemRuns = 0;
     fc.assert(
-      fc.property(loopText, fc.nat(), fc.nat(), mutationArb, fc.boolean(), textEdit, (text, pickStep, pickPath, m, edit, textual) => {
-        let file = text;
-        if (edit) {
-          const value = JSON.parse(text) as { steps: unknown[] };
-          const step = value.steps[pickStep % value.steps.length];
-          const paths = nodePaths(step);
-          mutate(step, paths[pickPath % paths.length]!, m);
-          file = JSON.stringify(value, null, 2) ?? "null";
-        }
-        file = textual(file);
-        const plain = load(file, false);
-        expect(load(file, true)).toEqual(plain);
-        try {
-          const steps = (JSON.parse(file) as { steps?: unknown }).steps;
-          if (Array.isArray(steps) && shareRecordedHistory(steps).size > 0) sharedRuns++;
-        } catch {
-          /* not JSON: compared above all the same */
-        }
-        if ((plain as { verify?: { ok: boolean } }).verify?.ok === false) problemRuns++;
-      }),
+      fc.property(
+        loopText,
+        fc.nat(),
+        fc.nat(),
+        mutationArb,
+        fc.boolean(),
+        textEdit,
+        (text, pickStep, pickPath, m, edit, textual) => {
+          let file = text;
+          if (edit) {
+            const value = JSON.parse(text) as { steps: unknown[] };
+            const step = value.steps[pickStep % value.steps.length];
+            const paths = nodePaths(step);
+            mutate(step, paths[pickPath % paths.length]!, m);
+            file = JSON.stringify(value, null, 2) ?? "null";
+          }
+          file = textual(file);
+          const plain = load(file, false);
+          expect(load(file, true)).toEqual(plain);
+          try {
+            const steps = (JSON.parse(file) as { steps?: unknown }).steps;
+            if (Array.isArray(steps) && shareRecordedHistory(steps).size > 0) sharedRuns++;
+          } catch {
+            /* not JSON: compared above all the same */
+          }
+          if ((plain as { verify?: { ok: boolean } }).verify?.ok === false) problemRuns++;
+        },
+      ),
       { numRuns: 600 },
     );
     expect(sharedRuns).toBeGreaterThan(300); // it did share (else the comparison proves nothing)
@@ -119,7 +163,14 @@ describe("a load with the history shared answers what the plain load answers", (
 
   it("a problem in a repeated message is reported at each step it repeats in", () => {
     const b = new TraceBuilder({ id: "loop", createdAt: 1 });
-    const messages = [{ role: "assistant", content: [{ type: "tool_use", toolCallId: "toolu_01AbC9xyz", toolName: "t", toolInput: {} }] }, { role: "user", content: "ok" }, { role: "user", content: "again" }];
+    const messages = [
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", toolCallId: "toolu_01AbC9xyz", toolName: "t", toolInput: {} }],
+      },
+      { role: "user", content: "ok" },
+      { role: "user", content: "again" },
+    ];
     messages.forEach((_, k) => {
       b.append("model_input", { messages: messages.slice(0, k + 1), tools: [] } as unknown as JsonValue, k);
       b.append("model_output", { type: "final_answer", text: "ok" }, k);
@@ -128,10 +179,14 @@ describe("a load with the history shared answers what the plain load answers", (
     const text = JSON.stringify(b.trace);
     const { trace, shared } = parseTraceShared(text);
     expect(shared.size).toBeGreaterThan(0);
-    expect((trace.steps[4]!.payload as { messages: unknown[] }).messages[0]).toBe((trace.steps[0]!.payload as { messages: unknown[] }).messages[0]);
+    expect((trace.steps[4]!.payload as { messages: unknown[] }).messages[0]).toBe(
+      (trace.steps[0]!.payload as { messages: unknown[] }).messages[0],
+    );
     const paths = verifyTrace(trace, shared).problems.map((p) => p.path);
     // at each repeat: not a call-N id (structure), and a provider id (neutrality)
-    expect(paths).toEqual([0, 2, 4].flatMap((k) => [0, 1].map(() => `steps[${k}].payload.messages[0].content[0].toolCallId`)));
+    expect(paths).toEqual(
+      [0, 2, 4].flatMap((k) => [0, 1].map(() => `steps[${k}].payload.messages[0].content[0].toolCallId`)),
+    );
     expect(verifyTrace(JSON.parse(text)).problems.map((p) => p.path)).toEqual(paths);
   });
 });
@@ -171,7 +226,20 @@ describe("an object shared at two depths is checked at the deeper one too", () =
 describe("canonicalJsonShared gives canonicalize's text", () => {
   const odd = fc.oneof(
     fc.jsonValue({ maxDepth: 3 }),
-    fc.constantFrom<unknown>(-0, NaN, Infinity, [undefined], { a: undefined, b: 1 }, [1, , 3], { s: Symbol("x") }, [Symbol("y")], new Date(0), { toJSON: () => ({ z: 1 }) }, "\u2028\ud800", { "\u00e9": 1, e: 2, E: 3, "10": 4, "9": 5 }),
+    fc.constantFrom<unknown>(
+      -0,
+      NaN,
+      Infinity,
+      [undefined],
+      { a: undefined, b: 1 },
+      [1, , 3],
+      { s: Symbol("x") },
+      [Symbol("y")],
+      new Date(0),
+      { toJSON: () => ({ z: 1 }) },
+      "\u2028\ud800",
+      { "\u00e9": 1, e: 2, E: 3, "10": 4, "9": 5 },
+    ),
   );
   it("for any value, with its objects shared or not, and every throw the same", () => {
     fc.assert(
@@ -202,7 +270,11 @@ describe("canonicalJsonShared gives canonicalize's text", () => {
     const messages: unknown[] = [];
     for (let k = 0; k < 30; k++) {
       messages.push({ role: k % 2 ? "assistant" : "user", content: [{ type: "text", text: `turn ${k}`, n: -0 }] });
-      b.append("model_input", { messages: [...messages], tools: [{ name: "t", inputSchema: { type: "object" } }] } as unknown as JsonValue, k);
+      b.append(
+        "model_input",
+        { messages: [...messages], tools: [{ name: "t", inputSchema: { type: "object" } }] } as unknown as JsonValue,
+        k,
+      );
     }
     const { trace, shared } = parseTraceShared(JSON.stringify(b.trace));
     expect(shared.size).toBeGreaterThan(29);

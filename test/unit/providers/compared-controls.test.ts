@@ -4,10 +4,10 @@
  * sides is no difference.
  */
 import { describe, expect, it } from "vitest";
-import { anthropicAdapter } from "../../../src/providers/anthropic.js";
-import { compareModelInput } from "../../../src/providers/compare.js";
-import { ToolCallIds } from "../../../src/providers/ids.js";
-import { openaiAdapter } from "../../../src/providers/openai.js";
+import { anthropicProvider } from "../../../src/providers/anthropic/index.js";
+import { compareModelInput } from "../../../src/providers/shared/compare.js";
+import { ToolCallIds } from "../../../src/providers/shared/ids.js";
+import { openaiProvider } from "../../../src/providers/openai/index.js";
 import type { ProviderAdapter } from "../../../src/providers/types.js";
 
 type Row = [wire: string, a: unknown, b: unknown, neutral: string];
@@ -52,8 +52,8 @@ function input(adapter: ProviderAdapter, extra: Record<string, unknown>) {
 }
 
 describe.each([
-  ["anthropic", anthropicAdapter, anthropicRows],
-  ["openai", openaiAdapter, openaiRows],
+  ["anthropic", anthropicProvider, anthropicRows],
+  ["openai", openaiProvider, openaiRows],
 ] as const)("%s", (_name, adapter, rows) => {
   it.each(rows)("%s: a changed value is reported at its neutral path", (wire, a, b, neutral) => {
     const d = compareModelInput(input(adapter, { [wire]: a }), input(adapter, { [wire]: b }));
@@ -66,7 +66,7 @@ describe.each([
 });
 
 it("OpenAI max_tokens and max_completion_tokens are one control", () => {
-  const a = input(openaiAdapter, { max_tokens: 100 });
-  const b = input(openaiAdapter, { max_completion_tokens: 100 });
+  const a = input(openaiProvider, { max_tokens: 100 });
+  const b = input(openaiProvider, { max_completion_tokens: 100 });
   expect(compareModelInput(a, b)).toBeUndefined();
 });

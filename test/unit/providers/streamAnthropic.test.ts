@@ -1,9 +1,9 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { anthropicAdapter } from "../../../src/providers/anthropic.js";
-import { createAssembler, synthesize } from "../../../src/providers/anthropicStream.js";
-import { ToolCallIds } from "../../../src/providers/ids.js";
-import { streamAdapters } from "../../../src/providers/stream.js";
+import { anthropicProvider } from "../../../src/providers/anthropic/index.js";
+import { createAssembler, synthesize } from "../../../src/providers/anthropic/stream.js";
+import { ToolCallIds } from "../../../src/providers/shared/ids.js";
+import { providers } from "../../../src/providers/index.js";
 import type { ModelOutput } from "../../../src/trace/types.js";
 import { MULTIBYTE, anthropicReply, anthropicSse, chunkings, encode } from "./streamFixtures.js";
 
@@ -16,7 +16,15 @@ function assemble(chunks: Uint8Array[]): ModelOutput {
 const cases = {
   text: anthropicReply([{ type: "text", text: MULTIBYTE }], "end_turn"),
   "one tool call": anthropicReply(
-    [{ type: "text", text: "Let me check the weather." }, { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "get_weather", input: { city: "São Paulo", unit: "°C" } }],
+    [
+      { type: "text", text: "Let me check the weather." },
+      {
+        type: "tool_use",
+        id: "toolu_01A09q90qw90lq917835lq9",
+        name: "get_weather",
+        input: { city: "São Paulo", unit: "°C" },
+      },
+    ],
     "tool_use",
   ),
   "parallel tool calls": anthropicReply(
@@ -28,7 +36,14 @@ const cases = {
   ),
   "length stop": anthropicReply([{ type: "text", text: "The answer is long and was cut" }], "max_tokens"),
   "thinking deltas": anthropicReply(
-    [{ type: "thinking", thinking: "The user wants 日本 weather; I should call the tool.", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3h" }, { type: "tool_use", id: "toolu_9", name: "get_weather", input: { city: "東京" } }],
+    [
+      {
+        type: "thinking",
+        thinking: "The user wants 日本 weather; I should call the tool.",
+        signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3h",
+      },
+      { type: "tool_use", id: "toolu_9", name: "get_weather", input: { city: "東京" } },
+    ],
     "tool_use",
   ),
 };
@@ -36,7 +51,7 @@ const cases = {
 describe("Anthropic stream assembler", () => {
   for (const [name, c] of Object.entries(cases)) {
     it(`${name}: every chunking gives the non-streamed output`, () => {
-      const expected = anthropicAdapter.parseResponse(c.body, new ToolCallIds());
+      const expected = anthropicProvider.parseResponse(c.body, new ToolCallIds());
       for (const [how, chunks] of chunkings(c.sse)) {
         expect(assemble(chunks), how).toEqual(expected);
       }
@@ -55,7 +70,11 @@ describe("Anthropic stream assembler", () => {
       type: "tool_calls",
       calls: [{ toolCallId: "call-0", toolName: "get_weather", toolInput: { city: "東京" } }],
     });
-    expect(assemble([encode(cases["length stop"].sse)])).toEqual({ type: "final_answer", text: "The answer is long and was cut", stop: "length" });
+    expect(assemble([encode(cases["length stop"].sse)])).toEqual({
+      type: "final_answer",
+      text: "The answer is long and was cut",
+      stop: "length",
+    });
   });
 
   it("accepts CRLF line ends", () => {
@@ -73,13 +92,31 @@ describe("Anthropic stream assembler", () => {
   it("refuses a stream with a provider error event, naming the error", () => {
     const head = cases.text.sse.slice(0, cases.text.sse.indexOf("event: content_block_stop"));
     const err = anthropicSse([{ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }]);
-    expect(() => assemble([encode(head + err)])).toThrow(/could not be recorded: it contained an error event from the provider \(overloaded_error: Overloaded\).*retry the call/);
+    expect(() => assemble([encode(head + err)])).toThrow(
+      /could not be recorded: it contained an error event from the provider \(overloaded_error: Overloaded\).*retry the call/,
+    );
   });
 
   it("refuses tool input whose JSON deltas do not form JSON", () => {
     const bad = anthropicSse([
-      { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
-      { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "f", input: {} } },
+      {
+        type: "message_start",
+        message: {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          model: "m",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      },
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: "toolu_1", name: "f", input: {} },
+      },
       { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a": ' } },
       { type: "content_block_stop", index: 0 },
       { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 1 } },
@@ -94,8 +131,8 @@ describe("Anthropic stream assembler", () => {
     expect(() => a.finish()).toThrow(/"message_start" whose data is not JSON/);
   });
 
-  it("is reachable through streamAdapters", () => {
-    const a = streamAdapters.anthropic.createAssembler(new ToolCallIds());
+  it("is reachable through its provider definition", () => {
+    const a = providers.anthropic.stream.createAssembler(new ToolCallIds());
     a.push(encode(cases.text.sse));
     expect(a.finish()).toEqual({ type: "final_answer", text: MULTIBYTE });
   });
@@ -104,8 +141,13 @@ describe("Anthropic stream assembler", () => {
 // ---------------------------------------------------------------------------
 // Synthesized streams through the real SDK
 
-const request = anthropicAdapter.parseRequest(
-  { model: "claude-sonnet-4-5", max_tokens: 1024, stream: true, messages: [{ role: "user", content: "Weather in Lisbon?" }] },
+const request = anthropicProvider.parseRequest(
+  {
+    model: "claude-sonnet-4-5",
+    max_tokens: 1024,
+    stream: true,
+    messages: [{ role: "user", content: "Weather in Lisbon?" }],
+  },
   new ToolCallIds(),
 );
 
@@ -127,7 +169,12 @@ const outputs: Record<string, ModelOutput> = {
       { toolCallId: "call-1", toolName: "get_time", toolInput: {} },
     ],
   },
-  "single tool_call (built-in loop)": { type: "tool_call", toolCallId: "call-3", toolName: "book", toolInput: { hotel: "Ritz" } },
+  "single tool_call (built-in loop)": {
+    type: "tool_call",
+    toolCallId: "call-3",
+    toolName: "book",
+    toolInput: { hotel: "Ritz" },
+  },
   length: { type: "final_answer", text: "cut", stop: "length" },
   "empty text": { type: "final_answer", text: "" },
 };
@@ -137,29 +184,40 @@ describe("Anthropic synthesized stream, parsed by the real SDK", () => {
     it(`${name}: messages.create({stream:true}) and messages.stream() rebuild the reply`, async () => {
       const ids = new ToolCallIds();
       const sse = synthesize(output, request, ids, 4);
-      const plain = anthropicAdapter.buildResponse(output, request, new ToolCallIds(), 4) as Record<string, unknown>;
+      const plain = anthropicProvider.buildResponse(output, request, new ToolCallIds(), 4) as Record<string, unknown>;
 
       const events: string[] = [];
-      const stream = await clientServing(sse).messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }], stream: true });
+      const stream = await clientServing(sse).messages.create({
+        model: "m",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "x" }],
+        stream: true,
+      });
       for await (const ev of stream) events.push(ev.type);
       expect(events[0]).toBe("message_start");
       expect(events.at(-1)).toBe("message_stop");
 
-      const final = await clientServing(sse).messages.stream({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] }).finalMessage();
+      const final = await clientServing(sse)
+        .messages.stream({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] })
+        .finalMessage();
       expect(final.content).toEqual(plain.content);
       expect(final.stop_reason).toBe(plain.stop_reason);
       expect(final.id).toBe("bbx_msg-4");
       // The wire ids map back to the same call-N when the agent sends them back.
-      for (const b of final.content) if (b.type === "tool_use") expect(ids.callIdFor(b.id)).toBe(b.id.replace(/^bbx_/, ""));
+      for (const b of final.content)
+        if (b.type === "tool_use") expect(ids.callIdFor(b.id)).toBe(b.id.replace(/^bbx_/, ""));
       // And the synthesized stream assembles back to the output it came from.
-      expect(assemble([encode(sse)])).toEqual(anthropicAdapter.parseResponse(plain, new ToolCallIds()));
+      expect(assemble([encode(sse)])).toEqual(anthropicProvider.parseResponse(plain, new ToolCallIds()));
     });
   }
 
   it("messages.stream() text events deliver the text in order", async () => {
     const sse = synthesize(outputs.text!, request, new ToolCallIds(), 0);
     let got = "";
-    await clientServing(sse).messages.stream({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] }).on("text", (t) => (got += t)).done();
+    await clientServing(sse)
+      .messages.stream({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] })
+      .on("text", (t) => (got += t))
+      .done();
     expect(got).toBe(MULTIBYTE);
   });
 });

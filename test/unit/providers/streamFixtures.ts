@@ -6,9 +6,7 @@
 type Obj = Record<string, unknown>;
 
 export function anthropicSse(events: Obj[], eol = "\n"): string {
-  return events
-    .map((e) => `event: ${String(e.type)}${eol}data: ${JSON.stringify(e)}${eol}${eol}`)
-    .join("");
+  return events.map((e) => `event: ${String(e.type)}${eol}data: ${JSON.stringify(e)}${eol}${eol}`).join("");
 }
 
 export function openaiSse(chunks: (Obj | "[DONE]")[], eol = "\n"): string {
@@ -89,31 +87,72 @@ export type AnthropicBlock =
 export function anthropicReply(blocks: AnthropicBlock[], stopReason: string): { sse: string; body: Obj } {
   const id = "msg_01XFDUDYJgAACzvnptvVoYEL";
   const model = "claude-sonnet-4-5-20250929";
-  const usage = { input_tokens: 472, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 2, service_tier: "standard" };
+  const usage = {
+    input_tokens: 472,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: 2,
+    service_tier: "standard",
+  };
   const events: Obj[] = [
-    { type: "message_start", message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage } },
+    {
+      type: "message_start",
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    },
   ];
   blocks.forEach((b, index) => {
     if (b.type === "text") {
       events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
       if (index === 0) events.push({ type: "ping" });
-      for (const text of pieces(b.text, 4)) events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text } });
+      for (const text of pieces(b.text, 4))
+        events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text } });
     } else if (b.type === "tool_use") {
-      events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+      events.push({
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: b.id, name: b.name, input: {} },
+      });
       events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: "" } });
       for (const partial_json of pieces(JSON.stringify(b.input), 5)) {
         events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } });
       }
     } else {
-      events.push({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } });
-      for (const thinking of pieces(b.thinking, 6)) events.push({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking } });
+      events.push({
+        type: "content_block_start",
+        index,
+        content_block: { type: "thinking", thinking: "", signature: "" },
+      });
+      for (const thinking of pieces(b.thinking, 6))
+        events.push({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking } });
       events.push({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: b.signature } });
     }
     events.push({ type: "content_block_stop", index });
   });
-  events.push({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 89 } });
+  events.push({
+    type: "message_delta",
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: 89 },
+  });
   events.push({ type: "message_stop" });
-  const body = { id, type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage: { ...usage, output_tokens: 89 } };
+  const body = {
+    id,
+    type: "message",
+    role: "assistant",
+    model,
+    content: blocks,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: { ...usage, output_tokens: 89 },
+  };
   return { sse: anthropicSse(events), body };
 }
 
@@ -129,9 +168,18 @@ export function openaiReply(
   finishReason: string,
   opts: { usageChunk?: boolean } = {},
 ): { sse: string; body: Obj } {
-  const base = { id: "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG", object: "chat.completion.chunk", created: 1741570283, model: "gpt-4o-2024-08-06", service_tier: "default", system_fingerprint: "fp_eb9dce56a8" };
+  const base = {
+    id: "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
+    object: "chat.completion.chunk",
+    created: 1741570283,
+    model: "gpt-4o-2024-08-06",
+    service_tier: "default",
+    system_fingerprint: "fp_eb9dce56a8",
+  };
   const chunk = (delta: Obj, finish_reason: string | null = null): Obj => ({
-    ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason }], ...(opts.usageChunk ? { usage: null } : {}),
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason }],
+    ...(opts.usageChunk ? { usage: null } : {}),
   });
   const chunks: (Obj | "[DONE]")[] = [];
   const calls = reply.calls ?? [];
@@ -140,7 +188,9 @@ export function openaiReply(
   for (const content of pieces(reply.content ?? "", 3)) chunks.push(chunk({ content }));
   for (const refusal of pieces(reply.refusal ?? "", 5)) chunks.push(chunk({ refusal }));
   calls.forEach((c, index) => {
-    chunks.push(chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }));
+    chunks.push(
+      chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }),
+    );
     for (const a of pieces(c.arguments, 4)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: a } }] }));
   });
   chunks.push(chunk({}, finishReason));
@@ -153,8 +203,18 @@ export function openaiReply(
     refusal: reply.refusal ?? null,
     annotations: [],
   };
-  if (calls.length > 0) message.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+  if (calls.length > 0)
+    message.tool_calls = calls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments },
+    }));
   const { object: _o, ...rest } = base;
-  const body = { ...rest, object: "chat.completion", choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }], usage };
+  const body = {
+    ...rest,
+    object: "chat.completion",
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+    usage,
+  };
   return { sse: openaiSse(chunks), body };
 }

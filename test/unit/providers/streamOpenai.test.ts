@@ -1,9 +1,9 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { ToolCallIds } from "../../../src/providers/ids.js";
-import { openaiAdapter } from "../../../src/providers/openai.js";
-import { createAssembler, synthesize } from "../../../src/providers/openaiStream.js";
-import { streamAdapters } from "../../../src/providers/stream.js";
+import { ToolCallIds } from "../../../src/providers/shared/ids.js";
+import { openaiProvider } from "../../../src/providers/openai/index.js";
+import { createAssembler, synthesize } from "../../../src/providers/openai/stream.js";
+import { providers } from "../../../src/providers/index.js";
 import type { ModelOutput } from "../../../src/trace/types.js";
 import { MULTIBYTE, chunkings, encode, openaiReply, openaiSse } from "./streamFixtures.js";
 
@@ -13,7 +13,11 @@ function assemble(chunks: Uint8Array[]): ModelOutput {
   return a.finish();
 }
 
-const weather = { id: "call_DdmO9pD3xa9XTPNJ32zg2hcA", name: "get_weather", arguments: '{"city":"São Paulo","unit":"°C"}' };
+const weather = {
+  id: "call_DdmO9pD3xa9XTPNJ32zg2hcA",
+  name: "get_weather",
+  arguments: '{"city":"São Paulo","unit":"°C"}',
+};
 const cases = {
   text: openaiReply({ content: MULTIBYTE }, "stop"),
   "one tool call": openaiReply({ calls: [weather] }, "tool_calls"),
@@ -30,7 +34,7 @@ const cases = {
 describe("OpenAI stream assembler", () => {
   for (const [name, c] of Object.entries(cases)) {
     it(`${name}: every chunking gives the non-streamed output`, () => {
-      const expected = openaiAdapter.parseResponse(c.body, new ToolCallIds());
+      const expected = openaiProvider.parseResponse(c.body, new ToolCallIds());
       for (const [how, chunks] of chunkings(c.sse)) {
         expect(assemble(chunks), how).toEqual(expected);
       }
@@ -45,36 +49,62 @@ describe("OpenAI stream assembler", () => {
         { toolCallId: "call-1", toolName: "get_time", toolInput: {} },
       ],
     });
-    expect(assemble([encode(cases.refusal.sse)])).toEqual({ type: "final_answer", text: "I'm sorry, I can't help with that 🙏", stop: "refusal" });
-    expect(assemble([encode(cases["length stop"].sse)])).toEqual({ type: "final_answer", text: "The answer is long and was cut", stop: "length" });
+    expect(assemble([encode(cases.refusal.sse)])).toEqual({
+      type: "final_answer",
+      text: "I'm sorry, I can't help with that 🙏",
+      stop: "refusal",
+    });
+    expect(assemble([encode(cases["length stop"].sse)])).toEqual({
+      type: "final_answer",
+      text: "The answer is long and was cut",
+      stop: "length",
+    });
   });
 
   it("refuses a stream that broke before finish_reason or before [DONE], saying so", () => {
     const sse = cases["one tool call"].sse;
     const beforeFinish = sse.slice(0, sse.indexOf('"finish_reason":"tool_calls"'));
     const cut = beforeFinish.slice(0, beforeFinish.lastIndexOf("data: "));
-    expect(() => assemble([encode(cut)])).toThrow(/OpenAI stream broke: it ended before a finish_reason.*Retry the call/);
+    expect(() => assemble([encode(cut)])).toThrow(
+      /OpenAI stream broke: it ended before a finish_reason.*Retry the call/,
+    );
     expect(() => assemble([encode(sse.replace("data: [DONE]\n\n", ""))])).toThrow(/ended before data: \[DONE\]/);
     expect(() => assemble([])).toThrow(/ended before any choice/);
   });
 
   it("refuses a stream carrying a provider error, naming it", () => {
     const head = cases.text.sse.split("\n\n").slice(0, 2).join("\n\n") + "\n\n";
-    const err = openaiSse([{ error: { message: "The server had an error while processing your request.", type: "server_error" } }]);
-    expect(() => assemble([encode(head + err)])).toThrow(/could not be recorded: it contained an error from the provider \(server_error: The server had an error/);
+    const err = openaiSse([
+      { error: { message: "The server had an error while processing your request.", type: "server_error" } },
+    ]);
+    expect(() => assemble([encode(head + err)])).toThrow(
+      /could not be recorded: it contained an error from the provider \(server_error: The server had an error/,
+    );
   });
 
   it("refuses what the non-streamed parse refuses (several choices)", () => {
     const both = openaiSse([
-      { id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "a" }, finish_reason: "stop" }] },
-      { id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 1, delta: { content: "b" }, finish_reason: "stop" }] },
+      {
+        id: "c",
+        object: "chat.completion.chunk",
+        created: 1,
+        model: "m",
+        choices: [{ index: 0, delta: { content: "a" }, finish_reason: "stop" }],
+      },
+      {
+        id: "c",
+        object: "chat.completion.chunk",
+        created: 1,
+        model: "m",
+        choices: [{ index: 1, delta: { content: "b" }, finish_reason: "stop" }],
+      },
       "[DONE]",
     ]);
     expect(() => assemble([encode(both)])).toThrow(/has 2 choices; Blackbox records exactly one choice/);
   });
 
-  it("is reachable through streamAdapters", () => {
-    const a = streamAdapters.openai.createAssembler(new ToolCallIds());
+  it("is reachable through its provider definition", () => {
+    const a = providers.openai.stream.createAssembler(new ToolCallIds());
     a.push(encode(cases.text.sse));
     expect(a.finish()).toEqual({ type: "final_answer", text: MULTIBYTE });
   });
@@ -83,7 +113,7 @@ describe("OpenAI stream assembler", () => {
 // ---------------------------------------------------------------------------
 // Synthesized streams through the real SDK
 
-const request = openaiAdapter.parseRequest(
+const request = openaiProvider.parseRequest(
   { model: "gpt-4o", stream: true, messages: [{ role: "user", content: "Weather in Lisbon?" }] },
   new ToolCallIds(),
 );
@@ -106,7 +136,12 @@ const outputs: Record<string, ModelOutput> = {
       { toolCallId: "call-1", toolName: "get_time", toolInput: {} },
     ],
   },
-  "single tool_call (built-in loop)": { type: "tool_call", toolCallId: "call-3", toolName: "book", toolInput: { hotel: "Ritz" } },
+  "single tool_call (built-in loop)": {
+    type: "tool_call",
+    toolCallId: "call-3",
+    toolName: "book",
+    toolInput: { hotel: "Ritz" },
+  },
   length: { type: "final_answer", text: "cut", stop: "length" },
   refusal: { type: "final_answer", text: "I can't help with that.", stop: "refusal" },
   "empty text": { type: "final_answer", text: "" },
@@ -119,7 +154,7 @@ describe("OpenAI synthesized stream, parsed by the real SDK", () => {
     it(`${name}: chat.completions.create({stream:true}) and .stream() rebuild the reply`, async () => {
       const ids = new ToolCallIds();
       const sse = synthesize(output, request, ids, 2);
-      const plain = openaiAdapter.buildResponse(output, request, new ToolCallIds(), 2) as any;
+      const plain = openaiProvider.buildResponse(output, request, new ToolCallIds(), 2) as any;
 
       let content = "";
       let finish: string | null = null;
@@ -138,34 +173,52 @@ describe("OpenAI synthesized stream, parsed by the real SDK", () => {
       // The SDK's stream helper leaves content null for an empty reply, as with a real provider stream.
       expect(msg.content || null).toEqual(plain.choices[0].message.content || null);
       expect(msg.refusal ?? null).toEqual(plain.choices[0].message.refusal);
-      expect((msg.tool_calls ?? []).map((t: any) => ({ id: t.id, type: t.type, function: { name: t.function.name, arguments: t.function.arguments } })))
-        .toEqual(plain.choices[0].message.tool_calls ?? []);
+      expect(
+        (msg.tool_calls ?? []).map((t: any) => ({
+          id: t.id,
+          type: t.type,
+          function: { name: t.function.name, arguments: t.function.arguments },
+        })),
+      ).toEqual(plain.choices[0].message.tool_calls ?? []);
       for (const t of msg.tool_calls ?? []) expect(ids.callIdFor(t.id)).toBe(t.id.replace(/^bbx_/, ""));
       // The synthesized stream assembles back to the output it came from.
-      expect(assemble([encode(sse)])).toEqual(openaiAdapter.parseResponse(plain, new ToolCallIds()));
+      expect(assemble([encode(sse)])).toEqual(openaiProvider.parseResponse(plain, new ToolCallIds()));
     });
   }
 });
 
 describe("OpenAI synthesized stream with stream_options.include_usage", () => {
-  const withUsage = openaiAdapter.parseRequest(
-    { model: "gpt-4o", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Weather in Lisbon?" }] },
+  const withUsage = openaiProvider.parseRequest(
+    {
+      model: "gpt-4o",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: "Weather in Lisbon?" }],
+    },
     new ToolCallIds(),
   );
-  const output: ModelOutput = { type: "tool_calls", text: "Checking.", calls: [{ toolCallId: "call-0", toolName: "get_weather", toolInput: { city: "Lisbon" } }] };
+  const output: ModelOutput = {
+    type: "tool_calls",
+    text: "Checking.",
+    calls: [{ toolCallId: "call-0", toolName: "get_weather", toolInput: { city: "Lisbon" } }],
+  };
   const usageParams = { ...params, stream_options: { include_usage: true } };
 
   it("the request keeps include_usage (and only when it is true)", () => {
     expect(withUsage.streamUsage).toBe(true);
     expect(request.streamUsage).toBeUndefined();
-    const off = openaiAdapter.parseRequest({ ...params, stream: true, stream_options: { include_usage: false } }, new ToolCallIds());
+    const off = openaiProvider.parseRequest(
+      { ...params, stream: true, stream_options: { include_usage: false } },
+      new ToolCallIds(),
+    );
     expect(off.streamUsage).toBeUndefined();
   });
 
   it("ends with a usage chunk of no choices, every chunk before it carrying usage: null, as the API streams it", async () => {
     const sse = synthesize(output, withUsage, new ToolCallIds(), 1);
     const chunks: any[] = [];
-    for await (const c of await clientServing(sse).chat.completions.create({ ...usageParams, stream: true })) chunks.push(c);
+    for await (const c of await clientServing(sse).chat.completions.create({ ...usageParams, stream: true }))
+      chunks.push(c);
     const last = chunks[chunks.length - 1];
     expect(last.choices).toEqual([]);
     expect(last.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
@@ -178,7 +231,10 @@ describe("OpenAI synthesized stream with stream_options.include_usage", () => {
 
   it("without include_usage no chunk has a usage member (the API sends none)", async () => {
     const chunks: any[] = [];
-    for await (const c of await clientServing(synthesize(output, request, new ToolCallIds(), 1)).chat.completions.create({ ...params, stream: true })) chunks.push(c);
+    for await (const c of await clientServing(
+      synthesize(output, request, new ToolCallIds(), 1),
+    ).chat.completions.create({ ...params, stream: true }))
+      chunks.push(c);
     expect(chunks.length).toBeGreaterThan(2);
     expect(chunks.some((c) => "usage" in c)).toBe(false);
   });

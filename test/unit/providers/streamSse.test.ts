@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SseParser, formatSse, parseSse, type SseEvent } from "../../../src/providers/sse.js";
+import { SseParser, formatSse, parseSse, type SseEvent } from "../../../src/providers/shared/sse.js";
 import { MULTIBYTE, chunksOf, encode, splitInsideUtf8 } from "./streamFixtures.js";
 
 function feed(chunks: Uint8Array[]): SseEvent[] {
@@ -49,12 +49,16 @@ describe("SseParser", () => {
 
   it("any cut of any formatted events parses back to those events", () => {
     const ev = fc.record(
-      { event: fc.option(fc.stringMatching(/^[a-z_]{1,12}$/), { nil: undefined }), data: fc.string({ unit: "grapheme" }) },
+      {
+        event: fc.option(fc.stringMatching(/^[a-z_]{1,12}$/), { nil: undefined }),
+        data: fc.string({ unit: "grapheme" }),
+      },
       { requiredKeys: ["data"] },
     );
     fc.assert(
       fc.property(fc.array(ev, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 10 }), (events, cutsRaw) => {
-        const clean = events.map((e) => ({ ...e, data: e.data.replace(/\r\n?|\n/g, "\n") }))
+        const clean = events
+          .map((e) => ({ ...e, data: e.data.replace(/\r\n?|\n/g, "\n") }))
           .map((e) => (e.event === undefined ? { data: e.data } : { event: e.event, data: e.data }));
         const bytes = encode(clean.map(formatSse).join(""));
         const cuts = [...new Set(cutsRaw.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);

@@ -23,3 +23,23 @@ test("a base URL that is not a URL is kept as given and routes nothing that is",
   expect(routes.route("http://localhost:8080/v1/messages")).toBeUndefined();
   expect(routes.route("https://api.anthropic.com/v1/messages")).toBe("anthropic");
 });
+
+test("chat completions and the Responses API share every OpenAI base URL: the path says which", () => {
+  const routes = new ProviderRoutes(
+    { openai: ["https://gateway.example.com/v1"] },
+    { OPENAI_BASE_URL: "http://h:1/v1" },
+  );
+  // twice: a URL routed by path is remembered, and routed the same
+  for (const base of [1, 2].flatMap(() => [
+    "https://api.openai.com/v1",
+    "https://gateway.example.com/v1",
+    "http://h:1/v1",
+  ])) {
+    expect(routes.route(`${base}/chat/completions`)).toBe("openai");
+    expect(routes.route(`${base}/responses`)).toBe("openai-responses");
+    // another call under either API is the service's other call, passed through in record, refused in replay
+    expect(routes.route(`${base}/responses/resp_1`)).toBe("openai");
+    expect(routes.route(`${base}/models`)).toBe("openai");
+  }
+  expect(routes.route("https://other.example.com/v1/responses")).toBeUndefined();
+});

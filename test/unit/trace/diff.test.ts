@@ -1,17 +1,30 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { makeStep } from "../../../src/trace/builder.js";
+import { makeStep, TraceBuilder } from "../../../src/trace/builder.js";
+import { keepUnchanged } from "../../../src/trace/rerecord.js";
+import { verifyTrace } from "../../../src/trace/verify.js";
 import { diffOutcome, diffTraces } from "../../../src/trace/diff.js";
 import { firstDifference } from "../../../src/trace/jsonDiff.js";
 import { parseTrace } from "../../../src/trace/parse.js";
 import type { Trace } from "../../../src/trace/types.js";
 
-const load = (name: string): Trace => parseTrace(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), "utf8"), name);
+const load = (name: string): Trace =>
+  parseTrace(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), "utf8"), name);
 
 describe("firstDifference", () => {
   it("names the path of the first differing value", () => {
-    const a = { messages: [{ role: "user", content: "x" }, { role: "user", content: [{ type: "text", text: "a" }] }] };
-    const b = { messages: [{ role: "user", content: "x" }, { role: "user", content: [{ type: "text", text: "b" }] }] };
+    const a = {
+      messages: [
+        { role: "user", content: "x" },
+        { role: "user", content: [{ type: "text", text: "a" }] },
+      ],
+    };
+    const b = {
+      messages: [
+        { role: "user", content: "x" },
+        { role: "user", content: [{ type: "text", text: "b" }] },
+      ],
+    };
     expect(firstDifference(a, b)).toEqual({ path: "messages[1].content[0].text", a: "a", b: "b" });
     expect(firstDifference(a, b, "payload")).toEqual({ path: "payload.messages[1].content[0].text", a: "a", b: "b" });
   });
@@ -50,13 +63,21 @@ describe("diffTraces", () => {
     const base = makeStep("t", undefined, "tool_call", { toolCallId: "call-0", toolName: "x", toolInput: {} }, 10);
     const trace = (s: typeof base): Trace => ({ version: 2, id: "t", createdAt: 0, steps: [s] });
     const withType = { ...base, type: "metadata" as const, hash: "1".repeat(64) };
-    expect(diffTraces(trace(base), trace(withType))).toMatchObject({ path: "type", a: "tool_call", b: "metadata", typeB: "metadata" });
+    expect(diffTraces(trace(base), trace(withType))).toMatchObject({
+      path: "type",
+      a: "tool_call",
+      b: "metadata",
+      typeB: "metadata",
+    });
     const later = makeStep("t", undefined, "tool_call", base.payload, 11);
     expect(diffTraces(trace(base), trace(later))).toMatchObject({ path: "timestamp", a: 10, b: 11 });
     const relinked = { ...base, prevHash: "0".repeat(64), hash: "2".repeat(64) };
     expect(diffTraces(trace(base), trace(relinked))).toMatchObject({ path: "prevHash", a: null });
     const rehashed = { ...base, hash: "3".repeat(64) };
-    expect(diffTraces(trace(base), trace(rehashed))).toMatchObject({ path: "hash", reason: expect.stringMatching(/same content but a different stored hash/) });
+    expect(diffTraces(trace(base), trace(rehashed))).toMatchObject({
+      path: "hash",
+      reason: expect.stringMatching(/same content but a different stored hash/),
+    });
   });
 
   it("an edited payload whose stored hash was left alone is a difference, not the same", () => {
@@ -72,18 +93,86 @@ describe("diffTraces", () => {
     expect(diffTraces(b, structuredClone(b))).toBeNull(); // same content, same (wrong) hashes: verify's to report
   });
 
+  it("the first difference is one of meaning; steps recorded at another time are counted apart", () => {
+    const a = load("basic.json");
+    // the same run recorded 5 s later, whose model answered otherwise at step 5
+    const later = new TraceBuilder({ id: a.id, createdAt: a.createdAt + 5000 });
+    for (const s of a.steps) {
+      const payload = s.index === 5 ? { ...(s.payload as object), text: "Stay home." } : s.payload;
+      later.append(s.type, payload, s.timestamp + 5000);
+    }
+    expect(diffTraces(a, later.trace)).toMatchObject({
+      index: 5,
+      path: "payload.text",
+      b: "Stay home.",
+      retimed: { count: 5, first: 0 },
+    });
+    // and when only the time differs, the timestamp is the difference, said as such
+    const again = new TraceBuilder({ id: a.id, createdAt: a.createdAt });
+    for (const s of a.steps) again.append(s.type, s.payload, s.timestamp + 5000);
+    const timeOnly = diffTraces(a, again.trace);
+    expect(timeOnly?.retimed).toBeUndefined();
+    expect(timeOnly).toMatchObject({
+      index: 0,
+      path: "timestamp",
+      reason: expect.stringContaining(`only timestamps differ (${a.steps.length} steps)`),
+    });
+  });
+
+  it("a re-recording keeps the steps before the change verbatim, and leaves an unchanged run as it was", () => {
+    const a = load("basic.json");
+    const redo = (change: boolean) => {
+      const b = new TraceBuilder({ id: a.id, createdAt: a.createdAt + 5000 });
+      for (const s of a.steps)
+        b.append(
+          s.type,
+          change && s.index === 5 ? { ...(s.payload as object), text: "Stay." } : s.payload,
+          s.timestamp + 5000,
+        );
+      return b.trace;
+    };
+    expect(keepUnchanged(a, redo(false))).toBe(a);
+    const kept = keepUnchanged(a, redo(true));
+    expect(kept.steps.slice(0, 5)).toEqual(a.steps.slice(0, 5));
+    expect(kept.createdAt).toBe(a.createdAt);
+    expect(verifyTrace(kept).ok).toBe(true);
+    const d = diffTraces(a, kept);
+    expect(d).toMatchObject({ index: 5, path: "payload.text" });
+    expect(d?.retimed).toBeUndefined();
+    // a cassette of another run is not reused
+    const other = redo(true);
+    other.id = "another";
+    expect(keepUnchanged(a, other)).toBe(other);
+  });
+
   it("a step present in only one trace", () => {
     const a = load("basic.json");
     const b = { ...a, steps: a.steps.slice(0, 5) };
-    expect(diffTraces(a, b)).toMatchObject({ index: 5, typeA: "model_output", typeB: null, kind: "only_in_a", path: "", b: undefined });
-    expect(diffTraces(b, a)).toMatchObject({ index: 5, typeA: null, kind: "only_in_b", reason: "step 5 (model_output) exists only in B; A has 5 steps" });
+    expect(diffTraces(a, b)).toMatchObject({
+      index: 5,
+      typeA: "model_output",
+      typeB: null,
+      kind: "only_in_a",
+      path: "",
+      b: undefined,
+    });
+    expect(diffTraces(b, a)).toMatchObject({
+      index: 5,
+      typeA: null,
+      kind: "only_in_b",
+      reason: "step 5 (model_output) exists only in B; A has 5 steps",
+    });
   });
 });
 
 describe("diffOutcome", () => {
   it("same outcome for the same run", () => {
     const r = diffOutcome(load("basic.json"), load("basic.json"));
-    expect(r).toEqual({ same: true, a: { status: "success", result: "It is 21°C and clear in Paris." }, b: { status: "success", result: "It is 21°C and clear in Paris." } });
+    expect(r).toEqual({
+      same: true,
+      a: { status: "success", result: "It is 21°C and clear in Paris." },
+      b: { status: "success", result: "It is 21°C and clear in Paris." },
+    });
   });
 
   it("different results and failures, each reason described", () => {
@@ -91,7 +180,11 @@ describe("diffOutcome", () => {
     const cases: [string, string, string][] = [
       ["failed-agent-error.json", "agent_error", "tool budget exhausted"],
       ["failed-process-exit.json", "process_exit", "the process exited with code 3"],
-      ["failed-calls-in-flight.json", "calls_in_flight", "the process exited with code 0 while 2 call(s) were in flight"],
+      [
+        "failed-calls-in-flight.json",
+        "calls_in_flight",
+        "the process exited with code 0 while 2 call(s) were in flight",
+      ],
       ["failed-max-steps.json", "max_steps_exceeded", "the agent exceeded maxSteps (10)"],
       ["failed-unknown-tool.json", "unknown_tool", 'the model asked for an unknown tool "launch_rocket"'],
     ];

@@ -7,7 +7,13 @@ import { verifyTrace } from "../../../src/trace/verify.js";
 
 describe("hash vectors", () => {
   it("first step: keys sorted, no whitespace, UTF-8 text, prevHash null", () => {
-    const step = makeStep("v", undefined, "model_input", { tools: [], messages: [{ role: "user", content: "héllo" }] }, 1767225600000);
+    const step = makeStep(
+      "v",
+      undefined,
+      "model_input",
+      { tools: [], messages: [{ role: "user", content: "héllo" }] },
+      1767225600000,
+    );
     const canonical =
       '{"index":0,"payload":{"messages":[{"content":"héllo","role":"user"}],"tools":[]},"prevHash":null,"timestamp":1767225600000,"type":"model_input"}';
     expect(canonicalJson(hashInputOf(step))).toBe(canonical);

@@ -23,7 +23,16 @@ function mutate(name: string, change: (t: any) => void): string {
 
 describe("parseTrace", () => {
   it("reads every golden cassette", () => {
-    for (const name of ["basic.json", "parallel.json", "fork-child.json", "failed-agent-error.json", "failed-process-exit.json", "failed-calls-in-flight.json", "failed-max-steps.json", "failed-unknown-tool.json"]) {
+    for (const name of [
+      "basic.json",
+      "parallel.json",
+      "fork-child.json",
+      "failed-agent-error.json",
+      "failed-process-exit.json",
+      "failed-calls-in-flight.json",
+      "failed-max-steps.json",
+      "failed-unknown-tool.json",
+    ]) {
       const t = parseTrace(fixture(name), name);
       expect(t.version).toBe(2);
       expect(t.steps.length).toBeGreaterThan(0);
@@ -62,7 +71,9 @@ describe("parseTrace", () => {
     expect(loadError(JSON.stringify({ id: "x", createdAt: 0, steps: [] })).message).toMatch(/has no `version` field/);
     const e = loadError(JSON.stringify({ version: 3, id: "x", createdAt: 0, steps: [] }));
     expect(e.message).toMatch(/unsupported version 3; this Blackbox reads version 2/);
-    expect(loadError(JSON.stringify({ version: "2", id: "x", createdAt: 0, steps: [] })).message).toMatch(/unsupported version "2"/);
+    expect(loadError(JSON.stringify({ version: "2", id: "x", createdAt: 0, steps: [] })).message).toMatch(
+      /unsupported version "2"/,
+    );
   });
 
   it("not an object", () => {
@@ -71,7 +82,10 @@ describe("parseTrace", () => {
   });
 
   it("schema errors name the JSON path and what was expected", () => {
-    const e = loadError(mutate("basic.json", (x) => delete x.steps[3].payload.toolCallId), "b.json");
+    const e = loadError(
+      mutate("basic.json", (x) => delete x.steps[3].payload.toolCallId),
+      "b.json",
+    );
     expect(e.message).toContain("steps[3].payload.toolCallId: expected a string, got nothing (the field is missing)");
     expect(e.message).toMatch(/Fix these fields or re-record the run\.$/);
     expect(e.jsonPath).toBe("steps[3].payload.toolCallId");
@@ -85,9 +99,9 @@ describe("parseTrace", () => {
     expect(loadError(mutate("basic.json", (x) => (x.steps[5].payload.type = "answer"))).message).toContain(
       'steps[5].payload.type: expected "tool_call" or "tool_calls" or "final_answer", got "answer"',
     );
-    expect(loadError(mutate("basic.json", (x) => (x.steps[4].payload.messages[1].content[0].type = "image"))).message).toContain(
-      "steps[4].payload.messages[1].content[0].type: expected",
-    );
+    expect(
+      loadError(mutate("basic.json", (x) => (x.steps[4].payload.messages[1].content[0].type = "image"))).message,
+    ).toContain("steps[4].payload.messages[1].content[0].type: expected");
     expect(loadError(mutate("basic.json", (x) => (x.steps[0].payload.messages[0].role = "system"))).message).toContain(
       'steps[0].payload.messages[0].role: expected "user" or "assistant", got "system"',
     );
@@ -103,20 +117,24 @@ describe("parseTrace", () => {
     const both = loadError(mutate("basic.json", (x) => (x.steps[3].payload.error = "boom")));
     expect(both.message).toContain("steps[3].payload: expected either `result` or `error`, not both");
     const neither = loadError(mutate("basic.json", (x) => delete x.steps[3].payload.result));
-    expect(neither.message).toContain("steps[3].payload: expected a `result` (any JSON value) or an `error` (a string)");
+    expect(neither.message).toContain(
+      "steps[3].payload: expected a `result` (any JSON value) or an `error` (a string)",
+    );
   });
 
   it("schema errors: terminal payloads by reason, and hash format", () => {
     expect(loadError(mutate("failed-process-exit.json", (x) => (x.steps[2].payload.exitCode = "3"))).message).toContain(
       "steps[2].payload.exitCode: expected a number, got a string",
     );
-    expect(loadError(mutate("failed-process-exit.json", (x) => (x.steps[2].payload.reason = "oops"))).message).toContain(
-      "steps[2].payload.reason: expected",
-    );
+    expect(
+      loadError(mutate("failed-process-exit.json", (x) => (x.steps[2].payload.reason = "oops"))).message,
+    ).toContain("steps[2].payload.reason: expected");
     expect(loadError(mutate("basic.json", (x) => (x.steps[2].hash = "abc"))).message).toContain(
       "steps[2].hash: expected a SHA-256 hash: 64 lowercase hex digits",
     );
-    expect(loadError(mutate("basic.json", (x) => (x.steps[2].index = -1))).message).toContain("steps[2].index: expected a value >= 0, got -1");
+    expect(loadError(mutate("basic.json", (x) => (x.steps[2].index = -1))).message).toContain(
+      "steps[2].index: expected a value >= 0, got -1",
+    );
   });
 
   it("lists at most five problems and points at verify for the rest", () => {

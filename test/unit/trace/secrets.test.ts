@@ -13,7 +13,11 @@ describe("findSecrets over text parts", () => {
   });
   it("leaves text parts that only join to other text alone; all text parts of one list are joined", () => {
     expect(findSecrets({ content: parts("sk-ant-", "other") }, [key])).toEqual([]);
-    const mixed = [{ type: "text", text: key.slice(0, 9) }, { type: "tool_use", text: "ignored" }, { type: "text", text: key.slice(9) }];
+    const mixed = [
+      { type: "text", text: key.slice(0, 9) },
+      { type: "tool_use", text: "ignored" },
+      { type: "text", text: key.slice(9) },
+    ];
     expect(findSecrets({ content: mixed }, [key])).toEqual(["content"]); // all text parts of one list join (stricter than compare, which joins adjacent ones)
   });
 });

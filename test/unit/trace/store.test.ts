@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CassetteWriteError, TraceLoadError } from "../../../src/errors.js";
-import { loadTrace, loadTraceSync, MAX_CASSETTE_BYTES, saveTrace, saveTraceSync } from "../../../src/edges/store.js";
+import { loadTrace, loadTraceSync, MAX_CASSETTE_BYTES, saveTrace, saveTraceSync } from "../../../src/store/index.js";
 import { TraceBuilder } from "../../../src/trace/builder.js";
 import type { Trace } from "../../../src/trace/types.js";
 
@@ -57,12 +57,16 @@ describe("loadTrace / loadTraceSync", () => {
     const file = path.join(dir, "nope.json");
     const e = await rejection(loadTrace(file));
     expect(e).toBeInstanceOf(TraceLoadError);
-    expect(e.message).toBe(`cassette ${file} does not exist. Check the path (record a run first with \`blackbox record\`).`);
+    expect(e.message).toBe(
+      `cassette ${file} does not exist. Check the path (record a run first with \`blackbox record\`).`,
+    );
     expect(thrown(() => loadTraceSync(file)).message).toBe(e.message);
   });
 
   it("a directory is not a cassette", async () => {
-    expect((await rejection(loadTrace(dir))).message).toBe(`cassette ${dir} is a directory, not a file. Pass the path of a cassette .json file.`);
+    expect((await rejection(loadTrace(dir))).message).toBe(
+      `cassette ${dir} is a directory, not a file. Pass the path of a cassette .json file.`,
+    );
   });
 
   it("a file too large to load as one string is refused before reading", async () => {
@@ -72,14 +76,18 @@ describe("loadTrace / loadTraceSync", () => {
     fs.closeSync(fd);
     const e = await rejection(loadTrace(file));
     expect(e).toBeInstanceOf(TraceLoadError);
-    expect(e.message).toMatch(/^cassette .*huge\.json is too large to load \(256\.0 MiB; the limit is 256 MiB\)\. Split the run/);
+    expect(e.message).toMatch(
+      /^cassette .*huge\.json is too large to load \(256\.0 MiB; the limit is 256 MiB\)\. Split the run/,
+    );
     expect(thrown(() => loadTraceSync(file)).message).toBe(e.message);
   });
 
   it("bad content is reported with the file name", async () => {
     const file = path.join(dir, "bad.json");
     fs.writeFileSync(file, "{ nope");
-    expect((await rejection(loadTrace(file))).message).toMatch(new RegExp(`^cassette ${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is not valid JSON \\(line 1, column 3`));
+    expect((await rejection(loadTrace(file))).message).toMatch(
+      new RegExp(`^cassette ${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is not valid JSON \\(line 1, column 3`),
+    );
   });
 });
 
@@ -100,7 +108,9 @@ describe("saveTrace / saveTraceSync are atomic", () => {
     fs.writeFileSync(path.join(target, "keep.txt"), "keep");
     const e = await rejection(saveTrace(target, smallTrace()));
     expect(e).toBeInstanceOf(CassetteWriteError);
-    expect(e.message).toMatch(/^cannot write cassette .*out\.json \((EISDIR|ENOTEMPTY)\): the path is a directory; choose a file path such as run.json\. Any previous file there is unchanged\.$/);
+    expect(e.message).toMatch(
+      /^cannot write cassette .*out\.json \((EISDIR|ENOTEMPTY)\): the path is a directory; choose a file path such as run.json\. Any previous file there is unchanged\.$/,
+    );
     expect(fs.readFileSync(path.join(target, "keep.txt"), "utf8")).toBe("keep");
     expect(leftovers(dir)).toEqual([]);
     const s = thrown(() => saveTraceSync(target, smallTrace()));

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stepHash } from "../../../src/trace/canonical.js";
 import { parseTrace } from "../../../src/trace/parse.js";
-import type { JsonValue, Trace, TraceStepType } from "../../../src/trace/types.js";
+import type { JsonValue, TraceStepType } from "../../../src/trace/types.js";
 import { traceArb } from "../../helpers/traceArb.js";
 import { checkStructure } from "../../../src/trace/structure.js";
 import { verifyTrace } from "../../../src/trace/verify.js";
@@ -61,13 +61,19 @@ describe("verify properties", () => {
         } else if (field === "timestamp") s.timestamp += 1;
         else if (field === "type") s.type = TYPES[(TYPES.indexOf(s.type) + 1 + (leafPick % 4)) % 5];
         else if (field === "index") s.index += 1;
-        else s.prevHash = s.prevHash === null ? "0".repeat(64) : s.prevHash.replace(/^./, (c: string) => (c === "0" ? "1" : "0"));
+        else
+          s.prevHash =
+            s.prevHash === null ? "0".repeat(64) : s.prevHash.replace(/^./, (c: string) => (c === "0" ? "1" : "0"));
         const r = verifyTrace(trace);
         expect(r.ok).toBe(false);
         expect(r.problems.some((p) => p.stepIndex === k)).toBe(true);
         // an id or a type changed at k can leave another step without its partner: only those are elsewhere
-        const structural = new Set(checkStructure(trace as any, trace.steps).map((p) => `${p.stepIndex} ${p.path} ${p.message}`));
-        expect(r.problems.filter((p) => p.stepIndex !== k && !structural.has(`${p.stepIndex} ${p.path} ${p.message}`))).toEqual([]);
+        const structural = new Set(
+          checkStructure(trace as any, trace.steps).map((p) => `${p.stepIndex} ${p.path} ${p.message}`),
+        );
+        expect(
+          r.problems.filter((p) => p.stepIndex !== k && !structural.has(`${p.stepIndex} ${p.path} ${p.message}`)),
+        ).toEqual([]);
       }),
       { numRuns: 300 },
     );

@@ -5,7 +5,8 @@ import type { JsonValue, TraceStepType } from "../../../src/trace/types.js";
 import { checkStructure } from "../../../src/trace/structure.js";
 import { findSecrets, verifyTrace } from "../../../src/trace/verify.js";
 
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), "utf8"));
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), "utf8"));
 
 const ANT_KEY = "sk-ant-api03-" + "a1B2c3D4e5F6g7H8i9J0".repeat(3);
 const PROJ_KEY = "sk-proj-" + "Zz09Yy18Xx27".repeat(3);
@@ -16,7 +17,11 @@ function traceOf(steps: [TraceStepType, JsonValue][], id = "run") {
   steps.forEach(([type, payload], i) => b.append(type, payload, 1767225600000 + i));
   return b.trace;
 }
-const input = (extra: Record<string, JsonValue> = {}): JsonValue => ({ messages: [{ role: "user", content: "hi" }], tools: [], ...extra });
+const input = (extra: Record<string, JsonValue> = {}): JsonValue => ({
+  messages: [{ role: "user", content: "hi" }],
+  tools: [],
+  ...extra,
+});
 /**
  * verifyTrace without the step-structure problems (test/unit/trace/structure.test.ts covers
  * those): the traces below are built to test the chain, the schema and neutrality, and are
@@ -25,8 +30,13 @@ const input = (extra: Record<string, JsonValue> = {}): JsonValue => ({ messages:
 function verifyOutsideStructure(value: unknown) {
   const all = verifyTrace(value);
   const isObj = value !== null && typeof value === "object" && !Array.isArray(value);
-  const steps = isObj && Array.isArray((value as { steps?: unknown }).steps) ? (value as { steps: unknown[] }).steps : [];
-  const structural = new Set(isObj ? checkStructure(value as Record<string, unknown>, steps).map((p) => `${p.stepIndex} ${p.path} ${p.message}`) : []);
+  const steps =
+    isObj && Array.isArray((value as { steps?: unknown }).steps) ? (value as { steps: unknown[] }).steps : [];
+  const structural = new Set(
+    isObj
+      ? checkStructure(value as Record<string, unknown>, steps).map((p) => `${p.stepIndex} ${p.path} ${p.message}`)
+      : [],
+  );
   const problems = all.problems.filter((p) => !structural.has(`${p.stepIndex} ${p.path} ${p.message}`));
   return { ok: problems.length === 0, problems };
 }
@@ -34,7 +44,16 @@ const paths = (value: unknown): string[] => verifyOutsideStructure(value).proble
 
 describe("verifyTrace", () => {
   it("accepts every golden cassette (user data like {usage: 42} and params.logprobs included)", () => {
-    for (const name of ["basic.json", "parallel.json", "fork-child.json", "failed-agent-error.json", "failed-process-exit.json", "failed-calls-in-flight.json", "failed-max-steps.json", "failed-unknown-tool.json"]) {
+    for (const name of [
+      "basic.json",
+      "parallel.json",
+      "fork-child.json",
+      "failed-agent-error.json",
+      "failed-process-exit.json",
+      "failed-calls-in-flight.json",
+      "failed-max-steps.json",
+      "failed-unknown-tool.json",
+    ]) {
       expect(verifyTrace(fixture(name)), name).toEqual({ ok: true, problems: [] });
     }
   });
@@ -44,11 +63,16 @@ describe("verifyTrace", () => {
     expect(r.ok).toBe(false);
     expect(r.problems).toHaveLength(1);
     expect(r.problems[0]).toMatchObject({ stepIndex: 3, path: "steps[3].hash" });
-    expect(r.problems[0]!.message).toMatch(/^hash does not match the step's content .* restore it from version control or re-record the run\.$/);
+    expect(r.problems[0]!.message).toMatch(
+      /^hash does not match the step's content .* restore it from version control or re-record the run\.$/,
+    );
   });
 
   it("chain links: prevHash, first prevHash null, index, id", () => {
-    const t = traceOf([["model_input", input()], ["model_output", { type: "final_answer", text: "x" }]]) as any;
+    const t = traceOf([
+      ["model_input", input()],
+      ["model_output", { type: "final_answer", text: "x" }],
+    ]) as any;
     t.steps[1].prevHash = "f".repeat(64);
     expect(paths(t)).toEqual(["steps[1].prevHash", "steps[1].hash"]);
     const u = traceOf([["model_input", input()]]) as any;
@@ -81,13 +105,19 @@ describe("verifyTrace", () => {
       [2, "steps[2].payload.toolInput.key"],
     ]);
     // a newer version is not broken: verify says what `show` and `diff` say (another release reads it)
-    expect(r.problems[0]!.message).toBe("version is 3; this Blackbox reads only version 2. Use the Blackbox release that wrote it, or re-record the run.");
+    expect(r.problems[0]!.message).toBe(
+      "version is 3; this Blackbox reads only version 2. Use the Blackbox release that wrote it, or re-record the run.",
+    );
   });
 
   it("schema problems come with paths", () => {
     const t = traceOf([["tool_result", { toolCallId: "call-0", toolName: "t" }]]);
     expect(verifyOutsideStructure(t).problems).toEqual([
-      { stepIndex: 0, path: "steps[0].payload", message: "expected a `result` (any JSON value) or an `error` (a string)" },
+      {
+        stepIndex: 0,
+        path: "steps[0].payload",
+        message: "expected a `result` (any JSON value) or an `error` (a string)",
+      },
     ]);
     expect(verifyOutsideStructure("nope").problems[0]!.message).toMatch(/^a cassette must be a JSON object/);
     expect(paths({ id: "x", createdAt: 0, steps: [] })).toEqual(["version"]);
@@ -97,7 +127,10 @@ describe("verifyTrace", () => {
     it("flags provider ids in ids, types and metadata", () => {
       const t = traceOf(
         [
-          ["model_output", { type: "tool_calls", calls: [{ toolCallId: "call_a8B3kd02Lm3", toolName: "t", toolInput: {} }] }],
+          [
+            "model_output",
+            { type: "tool_calls", calls: [{ toolCallId: "call_a8B3kd02Lm3", toolName: "t", toolInput: {} }] },
+          ],
           ["metadata", { event: "marker", requestId: "msg_01XFDUDYJgAACzvnptvVoYEL" }],
           ["metadata", { event: "marker", completion: "chatcmpl-9ab3kd02" }],
           ["metadata", { event: "marker", response: "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b" }],
@@ -129,7 +162,9 @@ describe("verifyTrace", () => {
         "steps[2].payload.detail.stop_sequence",
         "steps[2].payload.detail.logprobs",
       ]);
-      expect(verifyOutsideStructure(t).problems[0]!.message).toMatch(/^provider response key "stop_reason" is not part of the cassette format\./);
+      expect(verifyOutsideStructure(t).problems[0]!.message).toMatch(
+        /^provider response key "stop_reason" is not part of the cassette format\./,
+      );
     });
 
     it("flags API keys and key variable names in the structure", () => {
@@ -147,8 +182,12 @@ describe("verifyTrace", () => {
         "steps[2].payload.ANTHROPIC_API_KEY",
         "steps[3].payload.note",
       ]);
-      expect(r.problems[3]!.message).toMatch(/^key "ANTHROPIC_API_KEY" is an API key name or auth header; .* rotate the key\.$/);
-      expect(r.problems[4]!.message).toMatch(/^value contains what looks like an API key or bearer token \(sk-ant-api\.\.\.\)\./);
+      expect(r.problems[3]!.message).toMatch(
+        /^key "ANTHROPIC_API_KEY" is an API key name or auth header; .* rotate the key\.$/,
+      );
+      expect(r.problems[4]!.message).toMatch(
+        /^value contains what looks like an API key or bearer token \(sk-ant-api\.\.\.\)\./,
+      );
       expect(r.problems[4]!.message).not.toContain(ANT_KEY);
     });
 
@@ -169,16 +208,35 @@ describe("verifyTrace", () => {
           "model_input",
           input({
             systemPrompt: "ids look like toolu_01A09q90qw90lq917835lq9; read OPENAI_API_KEY from env",
-            tools: [{ name: "read", description: "usage: read <file>", inputSchema: { properties: { usage: { type: "number" } } } }],
+            tools: [
+              {
+                name: "read",
+                description: "usage: read <file>",
+                inputSchema: { properties: { usage: { type: "number" } } },
+              },
+            ],
             params: { logprobs: true, topLogprobs: 2, stopSequences: ["x"], top_logprobs: 2 },
             messages: [{ role: "user", content: [{ type: "text", text: "msg_01XFDUDYJgAACzvnptvVoYEL" }] }],
           }),
         ],
         ["tool_call", { toolCallId: "call-0", toolName: "read", toolInput: { id: "chatcmpl-9ab3kd02", usage: 1 } }],
-        ["tool_result", { toolCallId: "call-0", toolName: "read", result: { usage: 42, finish_reason: "stop", code: "const id = 'call_abc123';" } }],
-        ["tool_result", { toolCallId: "call-1", toolName: "read", error: "resp_67ccd2bed1ec8190b14f964abc0542 not found" }],
+        [
+          "tool_result",
+          {
+            toolCallId: "call-0",
+            toolName: "read",
+            result: { usage: 42, finish_reason: "stop", code: "const id = 'call_abc123';" },
+          },
+        ],
+        [
+          "tool_result",
+          { toolCallId: "call-1", toolName: "read", error: "resp_67ccd2bed1ec8190b14f964abc0542 not found" },
+        ],
         ["model_output", { type: "final_answer", text: "use the x-api-key header" }],
-        ["metadata", { event: "run_failed", status: "error", reason: "agent_error", message: "stop_reason was max_tokens" }],
+        [
+          "metadata",
+          { event: "run_failed", status: "error", reason: "agent_error", message: "stop_reason was max_tokens" },
+        ],
       ]);
       expect(verifyOutsideStructure(t)).toEqual({ ok: true, problems: [] });
     });
@@ -186,7 +244,14 @@ describe("verifyTrace", () => {
     it("flags realistic credentials in user data", () => {
       const t = traceOf([
         ["model_input", input({ systemPrompt: `key ${PROJ_KEY}` })],
-        ["tool_call", { toolCallId: "call-0", toolName: "http", toolInput: { headers: { auth: "Bearer eyJhbGciOiJIUzI1NiJ9.abcdef" } } }],
+        [
+          "tool_call",
+          {
+            toolCallId: "call-0",
+            toolName: "http",
+            toolInput: { headers: { auth: "Bearer eyJhbGciOiJIUzI1NiJ9.abcdef" } },
+          },
+        ],
         ["tool_result", { toolCallId: "call-0", toolName: "http", result: ["ok", ANT_KEY] }],
         ["model_input", { messages: [{ role: "user", content: `here: sk-${"A1b2C3d4".repeat(6)}` }], tools: [] }],
         ["model_output", { type: "final_answer", text: `done ${ANT_KEY}` }],
@@ -205,7 +270,11 @@ describe("verifyTrace", () => {
 describe("findSecrets", () => {
   it("returns the JSON path of every string or key containing a literal secret", () => {
     const value = { steps: [{ payload: { a: "x-secret-123-y", b: ["no", "secret-123"] } }], "secret-123": 1 };
-    expect(findSecrets(value, ["secret-123"])).toEqual(["steps[0].payload.a", "steps[0].payload.b[1]", '["secret-123"]']);
+    expect(findSecrets(value, ["secret-123"])).toEqual([
+      "steps[0].payload.a",
+      "steps[0].payload.b[1]",
+      '["secret-123"]',
+    ]);
     expect(findSecrets(value, [""])).toEqual([]);
     expect(findSecrets(value, ["absent"])).toEqual([]);
   });

@@ -1,0 +1,30 @@
+/**
+ * The API keys a written cassette must not hold (src/store/write.ts): those the agent sends in
+ * its requests' key headers, and those in the environment's key variables.
+ */
+import { PROVIDER_NAMES, providers } from "../providers/index.js";
+import type { WireRequest } from "../providers/types.js";
+
+export class KeysSeen {
+  private readonly keys = new Set<string>();
+
+  /** The keys a request carries (x-api-key, Authorization: Bearer ...). */
+  add(request: WireRequest): void {
+    const h = request.headers;
+    for (const p of PROVIDER_NAMES) {
+      for (const header of providers[p].keyHeaders) {
+        const value = h[header];
+        if (value) this.keys.add(value.replace(/^Bearer\s+/i, ""));
+      }
+    }
+  }
+
+  /** Every key seen, and the environment's; short values (a placeholder) are not keys. */
+  list(env: Readonly<Record<string, string | undefined>>): string[] {
+    for (const p of PROVIDER_NAMES) {
+      const v = env[providers[p].apiKeyEnv];
+      if (v) this.keys.add(v);
+    }
+    return [...this.keys].filter((s) => s.length >= 8);
+  }
+}

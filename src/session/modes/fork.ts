@@ -1,0 +1,150 @@
+/**
+ * Fork: the recording's prefix is replayed (every request compared) up to the fork
+ * point, a tool_result; there the tool gets the replacement result; after it the run goes
+ * on live (to the provider) or from a script. The child cassette holds the prefix verbatim,
+ * the replacement at the fork point, then what the run did next.
+ */
+import { BlackboxError, BlackboxUnsupportedError, ForkError } from "../../errors.js";
+import { TraceBuilder } from "../../trace/builder.js";
+import { maxCallIndex } from "../../trace/payloads.js";
+import type { JsonValue } from "../../trace/types.js";
+import { liveModelCall } from "../live.js";
+import { checkForkOut, continueWithOf, forkPointOf, requireCassette, traceIdOf } from "../options.js";
+import { Recorder } from "../recorder.js";
+import { recordedOutcome, Replayer } from "../replayer.js";
+import { RecordRound, type RecordedPair } from "../rounds.js";
+import { loadScript, withIds } from "../script.js";
+import { divergence, ReplaySource } from "../source.js";
+import { checkReplayedTools } from "../unseen.js";
+import type { EngineContext, ModelCall, SessionMode } from "./mode.js";
+
+export function forkMode(engine: EngineContext): SessionMode {
+  const { options, ports } = engine;
+  checkForkOut(options, ports.sameFile);
+  const parent = ports.loadCassette(requireCassette(options));
+  const unseen = checkReplayedTools(parent, engine.strictTools, options.cassette!);
+  if (unseen) ports.warn?.(unseen);
+  const source = new ReplaySource(parent, options.match ?? "strict");
+  source.unwrapped = () => engine.unwrappedTools();
+  const replayer = new Replayer(engine, source);
+  const forkAt = forkPointOf(parent, options);
+  /**
+   * The replacement result, copied once: neither the caller's object nor the agent's copy can change what is
+   * written.
+   */
+  const forkValue = structuredClone(options.forkSet as JsonValue);
+  const live = continueWithOf(options) === "live";
+  const script = live ? [] : loadScript(options.script, ports.readText);
+  let pastFork = false;
+
+  /** The child's builder: the prefix copied verbatim; call-N goes on past the ids in it. */
+  const child = (): TraceBuilder => {
+    const builder = new TraceBuilder({
+      id: traceIdOf(options),
+      createdAt: engine.now(),
+      parentId: parent.id,
+      forkedFromStepId: parent.steps[forkAt]!.id,
+      steps: parent.steps.slice(0, forkAt),
+    });
+    engine.ids.seedPast(maxCallIndex(parent.steps.slice(0, forkAt)));
+    return builder;
+  };
+  const recorder = new Recorder(engine, child, { at: forkAt, value: forkValue });
+
+  /** The round holding the fork point, as a record round over the recorded calls. */
+  const forkRound = (): RecordRound => {
+    if (recorder.round) return recorder.round;
+    const round = new RecordRound([]);
+    for (const pair of source.round) {
+      const c = pair.callStep.payload as { toolCallId: string; toolName: string; toolInput: JsonValue };
+      const entry = round.add({ toolCallId: c.toolCallId, toolName: c.toolName, toolInput: c.toolInput });
+      entry.claimed = false;
+      entry.recorded = { callStep: pair.callStep, resultStep: pair.resultStep! };
+      entry.forkPoint = pair.resultStep?.index === forkAt;
+      if (pair.resultStep && pair.resultStep.index < forkAt) entry.claimed = true;
+    }
+    // the recorded pairs at or after the fork point are now the fork's to record
+    for (const pair of source.round) if (pair.resultStep && pair.resultStep.index >= forkAt) pair.consumed = true;
+    recorder.round = round;
+    return round;
+  };
+
+  /** A tool of the fork round at or after the fork point: the fork value, or a live run. */
+  const forkTool = (pair: RecordedPair, input: JsonValue, run: () => unknown): Promise<unknown> => {
+    const entry = forkRound().entries.find((e) => e.recorded?.callStep === pair.callStep)!;
+    entry.claimed = true;
+    if (pair.resultStep!.index === forkAt) {
+      entry.outcome = { result: forkValue };
+      pastFork = true;
+      return Promise.resolve(structuredClone(forkValue));
+    }
+    const p = pair.callStep.payload as { toolName: string };
+    return recorder.tool(p.toolName, input, run, entry);
+  };
+
+  /** After the fork point: the next scripted output, or the provider. */
+  const continued = (call: ModelCall) => {
+    recorder.flush();
+    const startedAt = engine.now();
+    if (!live) {
+      const entry = script.shift();
+      if (!entry) {
+        throw new ForkError(
+          `the fork script ran out: the agent made another model call after the ${engine.seq - source.modelCalls} scripted output(s). Add outputs to the script, ending with { "type": "final_answer", "text": "..." }.`,
+        );
+      }
+      recorder.steps(); // seeds call-N past the copied prefix
+      const output = withIds(entry, () => engine.ids.fresh());
+      recorder.model(call.parsed, output, startedAt);
+      return engine.respond(call.provider, output, call.parsed);
+    }
+    if (engine.thinkingSeen) {
+      throw new BlackboxUnsupportedError(
+        "fork --live of a thinking-enabled run is refused: the cassette leaves thinking blocks out, and the API requires them on tool-use turns. Continue the fork with --script instead.",
+      );
+    }
+    return liveModelCall(engine, recorder, call, startedAt);
+  };
+
+  return {
+    name: "fork",
+    writes: true,
+    haltsOnError: true,
+    replaying: () => !pastFork,
+    forwardsOther: () => live,
+    model(call) {
+      if (pastFork) return continued(call);
+      if (source.cursor > forkAt) {
+        throw divergence(
+          parent.steps[forkAt],
+          `the agent made its next model call without calling the wrapped tool whose result is the fork point (step ${forkAt})`,
+          {},
+          source.match,
+        );
+      }
+      return replayer.model(call);
+    },
+    tool(name, input, run) {
+      if (pastFork) return recorder.tool(name, input, run);
+      try {
+        const pair = replayer.toolPair(name, input);
+        if (pair.resultStep && pair.resultStep.index >= forkAt) return forkTool(pair, input, run);
+        return Promise.resolve(recordedOutcome(pair));
+      } catch (err) {
+        if (err instanceof BlackboxError) engine.firstError ??= err;
+        throw err;
+      }
+    },
+    end(outcome, atExit) {
+      if (!pastFork) {
+        throw divergence(
+          parent.steps[forkAt],
+          `the agent ended before reaching the fork point: it never called the wrapped tool whose result is step ${forkAt}`,
+          {},
+          source.match,
+        );
+      }
+      recorder.write(outcome, atExit);
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+
+/** A file's text (a fork script the options name). */
+export function readText(path: string): string {
+  return readFileSync(path, "utf8");
+}
+
+/**
+ * Whether two paths name one file: the same path, a symlink, or the other case on a case-insensitive disk
+ * (macOS, Windows).
+ */
+export function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false; // one of them does not exist yet
+  }
+}

@@ -1,0 +1,24 @@
+import { loadTraceSharedSync } from "./index.js";
+import { TraceLoadError } from "../errors.js";
+import type { Trace } from "../trace/types.js";
+import { verifyTrace } from "../trace/verify.js";
+
+/**
+ * The cassette replay and fork are driven by: loaded and verified. An edited cassette
+ * (a broken hash chain, a provider id, a key) must not drive the agent. Its recorded
+ * history is shared (src/trace/share.ts): each repeat of a message is checked once.
+ */
+export function loadVerifiedTraceSync(file: string): Trace {
+  const { trace, shared } = loadTraceSharedSync(file);
+  const verdict = verifyTrace(trace, shared);
+  if (!verdict.ok) {
+    const lines = verdict.problems.slice(0, 5).map((p) => `  step ${p.stepIndex ?? "-"} ${p.path}: ${p.message}`);
+    const more = verdict.problems.length > 5 ? `\n  ... and ${verdict.problems.length - 5} more` : "";
+    throw new TraceLoadError(
+      `${file} fails verify, so it cannot be replayed or forked:\n${lines.join("\n")}${more}\n` +
+        "Restore the cassette (e.g. from version control) or record the run again; `blackbox verify` lists every problem.",
+      { file },
+    );
+  }
+  return trace;
+}

@@ -1,0 +1,19 @@
+/**
+ * The frameworks whose tool runs are captured with no config (one file a framework, each a
+ * FrameworkTarget: types.ts); one more framework is one more entry here. Mastra is not
+ * here: it declares Node >= 22 (docs/tools.md).
+ */
+import { agentsSdk } from "./agentsSdk.js";
+import { aiSdk } from "./aiSdk.js";
+import { anthropicToolRunner } from "./anthropic.js";
+import { langchain } from "./langchain.js";
+import { openaiRunTools } from "./openaiRunTools.js";
+import type { FrameworkTarget } from "./types.js";
+
+export const FRAMEWORK_TARGETS: readonly FrameworkTarget[] = [
+  anthropicToolRunner,
+  aiSdk,
+  langchain,
+  openaiRunTools,
+  agentsSdk,
+];
