@@ -1,12 +1,21 @@
 /** Shared by the zero-code tests: temp folders, the hooked node, and cassette reading. */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, expect } from "vitest";
 import { join } from "node:path";
 import { verifyTrace } from "../../src/trace/verify.js";
 import type { Trace } from "../../src/trace/types.js";
+import { installFixture } from "../helpers/fixtureInstall.js";
 import { ROOT, runProcess, type ChildOptions, type ChildResult } from "../helpers/child.js";
-import { anthropicMessage, anthropicSSE, openaiCompletion, openaiSSE, startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import {
+  anthropicMessage,
+  anthropicSSE,
+  openaiCompletion,
+  openaiResponse,
+  openaiResponseSSE,
+  openaiSSE,
+  startFakeProvider,
+  type FakeProvider,
+} from "../helpers/fakeProvider.js";
 
 export const REGISTER = join(ROOT, "register.mjs");
 export const BIN = join(ROOT, "bin", "blackbox.mjs");
@@ -24,11 +33,15 @@ register("data:text/javascript," + encodeURIComponent("import { writeSync } from
 
 /** The module URLs MODULE_LOGGER printed to a process's stderr. */
 export function loadedModules(stderr: string): string[] {
-  return stderr.split("\n").filter((l) => l.startsWith("LOADED ")).map((l) => l.slice(7));
+  return stderr
+    .split("\n")
+    .filter((l) => l.startsWith("LOADED "))
+    .map((l) => l.slice(7));
 }
 
 export function requireBuild(): void {
-  if (!existsSync(join(ROOT, "dist", "register.js"))) throw new Error("dist/ is missing: run `npm run build` before these tests (npm test does)");
+  if (!existsSync(join(ROOT, "dist", "register.js")))
+    throw new Error("dist/ is missing: run `npm run build` before these tests (npm test does)");
 }
 
 /** A temp folder inside the repo (gitignored), so node_modules resolve from it. */
@@ -38,12 +51,23 @@ export function tempDir(): { dir: string; cleanup: () => void } {
 }
 
 /** `node --import register.mjs <args>` in `cwd`. */
-export function hookedNode(cwd: string, args: string[], env: ChildOptions["env"], offline = false): Promise<ChildResult> {
+export function hookedNode(
+  cwd: string,
+  args: string[],
+  env: ChildOptions["env"],
+  offline = false,
+): Promise<ChildResult> {
   return runProcess(process.execPath, ["--import", REGISTER, ...args], { cwd, env, offline });
 }
 
 /** `blackbox <args>` as a user types it, in `cwd`, against the fake provider, with no real key in the environment. */
-export function blackboxCli(fake: FakeProvider, cwd: string, args: string[], env: ChildOptions["env"] = {}, offline = false): Promise<ChildResult> {
+export function blackboxCli(
+  fake: FakeProvider,
+  cwd: string,
+  args: string[],
+  env: ChildOptions["env"] = {},
+  offline = false,
+): Promise<ChildResult> {
   return runProcess(process.execPath, [BIN, ...args], {
     cwd,
     offline,
@@ -72,7 +96,12 @@ export function toolNames(trace: Trace): string[] {
 }
 
 /** Queue a weather call, a note call and a final answer, in one wire format. */
-export function queueRun(fake: FakeProvider, wire: "anthropic" | "openai", names: [string, string], answer: string): void {
+export function queueRun(
+  fake: FakeProvider,
+  wire: "anthropic" | "openai",
+  names: [string, string],
+  answer: string,
+): void {
   const make = wire === "anthropic" ? anthropicMessage : openaiCompletion;
   fake.enqueue(
     { json: make({ toolCalls: [{ name: names[0], input: { city: "Lisbon" } }] }) },
@@ -92,7 +121,7 @@ export const SDK_APPS = join(ROOT, "test", "fixtures", "sdk-versions");
 /**
  * For a zero-code test file: the build checked, a fake provider and a temp folder inside
  * the repo (so the SDKs resolve from it), started before its tests and removed after;
- * `apps`: SDK_APPS folders to `npm ci` first where not installed yet. Read `fake` inside
+ * `apps`: SDK_APPS folders to `npm ci` first where not installed yet (once, across workers). Read `fake` inside
  * tests, not at load.
  */
 export function useZeroCodeFixture(...apps: string[]): { readonly fake: FakeProvider; readonly dir: string } {
@@ -100,11 +129,7 @@ export function useZeroCodeFixture(...apps: string[]): { readonly fake: FakeProv
   const env = { dir: tmp.dir } as { fake: FakeProvider; dir: string };
   beforeAll(async () => {
     requireBuild();
-    for (const app of apps) {
-      if (!existsSync(join(SDK_APPS, app, "node_modules"))) {
-        execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: join(SDK_APPS, app), stdio: "ignore", timeout: 180_000 });
-      }
-    }
+    for (const app of apps) installFixture(join(SDK_APPS, app));
     env.fake = await startFakeProvider();
   }, 200_000);
   afterAll(async () => {
@@ -121,27 +146,62 @@ export function useZeroCodeFixture(...apps: string[]): { readonly fake: FakeProv
  * ran once in record, not in the replay, which prints the same and sends nothing.
  */
 export async function twoStepRecordedAndReplayed(o: {
-  fake: FakeProvider; provider: "anthropic" | "openai"; streamed: boolean;
-  cwd: string; args: string[]; env: Record<string, string | undefined>; dir: string; name: string; stdout: string;
+  fake: FakeProvider;
+  /** The wire format queued: Anthropic's, chat completions' or the Responses API's. */
+  provider: "anthropic" | "openai" | "responses";
+  streamed: boolean;
+  cwd: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  dir: string;
+  name: string;
+  stdout: string;
 }): Promise<void> {
-  const reply = (c: Parameters<typeof anthropicMessage>[0]) =>
-    o.provider === "anthropic" ? (o.streamed ? { sse: anthropicSSE(c) } : { json: anthropicMessage(c) }) : o.streamed ? { sse: openaiSSE(c) } : { json: openaiCompletion(c) };
-  o.fake.enqueue(reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }), reply({ text: "Sunny in Lisbon." }));
+  type Content = Parameters<typeof anthropicMessage>[0];
+  const wire: Record<typeof o.provider, [(c: Content) => object, (c: Content) => string[]]> = {
+    anthropic: [anthropicMessage, anthropicSSE],
+    openai: [openaiCompletion, openaiSSE],
+    responses: [openaiResponse, openaiResponseSSE],
+  };
+  const [json, sse] = wire[o.provider];
+  const reply = (c: Content) => (o.streamed ? { sse: sse(c) } : { json: json(c) });
+  o.fake.enqueue(
+    reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }),
+    reply({ text: "Sunny in Lisbon." }),
+  );
   const cassette = join(o.dir, `${o.name}.json`);
   const log = join(o.dir, `${o.name}.log`);
   const seen = o.fake.requests.length;
-  const recorded = await hookedNode(o.cwd, o.args, { ...o.env, TOOL_LOG: log, BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette });
+  const recorded = await hookedNode(o.cwd, o.args, {
+    ...o.env,
+    TOOL_LOG: log,
+    BLACKBOX_MODE: "record",
+    BLACKBOX_OUT: cassette,
+  });
   expect(recorded.stderr).toBe("");
   expect(recorded.stdout).toBe(o.stdout);
   expect(recorded.code).toBe(0);
   expect(readFileSync(log, "utf8")).toBe("get_weather Lisbon\n");
   expect(o.fake.requests.length).toBe(seen + 2);
   const trace = readCassette(cassette);
-  expect(trace.steps.map((s) => s.type)).toEqual(["model_input", "model_output", "tool_call", "tool_result", "model_input", "model_output", "metadata"]);
+  expect(trace.steps.map((s) => s.type)).toEqual([
+    "model_input",
+    "model_output",
+    "tool_call",
+    "tool_result",
+    "model_input",
+    "model_output",
+    "metadata",
+  ]);
   expect(toolNames(trace)).toEqual(["get_weather"]);
 
   rmSync(log);
-  const replayed = await hookedNode(o.cwd, o.args, { ...o.env, TOOL_LOG: log, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette }, true);
+  const replayed = await hookedNode(
+    o.cwd,
+    o.args,
+    { ...o.env, TOOL_LOG: log, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette },
+    true,
+  );
   expect(replayed.stderr).toBe("");
   expect(replayed.stdout).toBe(recorded.stdout);
   expect(replayed.code).toBe(0);
