@@ -8,10 +8,10 @@ import { createSession, libraryPorts, publicSession } from "./blackbox.js";
 import { SessionError } from "./errors.js";
 import { defaultSweepDir, runSweep, type ChildRun, type ChildSpec } from "./agent/sweep.js";
 import type { SweepCell, SweepGrade, SweepResult } from "./agent/sweepMatrix.js";
-import { RecordedAnswers, roundAfter } from "./agent/sweepRound.js";
+import { roundAfter } from "./agent/sweepRound.js";
 import { resolveVariants, type VariantSpec } from "./agent/sweepVariants.js";
-import { argsToJson, errorMessageOf } from "./session/json.js";
-import type { AnyFn, MatchMode, Session } from "./session/types.js";
+import { errorMessageOf } from "./session/json.js";
+import type { MatchMode, Session } from "./session/types.js";
 import { loadVerifiedTraceSync } from "./store/loadVerified.js";
 import type { JsonValue, ModelOutput, Trace } from "./trace/types.js";
 
@@ -45,26 +45,15 @@ export interface SweepOptions {
   onProgress?: (done: number, total: number, cell: SweepCell) => void;
 }
 
-/** Tools whose calls `answers` serves, when a scripted child is given one. */
-function wrapTool<F extends AnyFn>(name: string, fn: F, answers: RecordedAnswers | undefined): F {
-  if (!answers) return fn;
-  const wrapped = function (...args: unknown[]) {
-    return answers.answer(name, argsToJson(args, `the arguments of tool "${name}"`));
-  };
-  Object.defineProperty(wrapped, "name", { value: fn.name || name });
-  return wrapped as unknown as F;
-}
-
-/** The session a child's `run` gets: the fork session, its tools answered from the parent when scripted. */
-function childSession(session: Session, answers: RecordedAnswers | undefined, state: { finished: boolean }): Session {
+/** The session a child's `run` gets: the fork session, with its finish() seen. */
+function childSession(session: Session, state: { finished: boolean }): Session {
   return Object.freeze({
     get mode() {
       return session.mode;
     },
     fetch: session.fetch,
-    tools: <T extends Record<string, AnyFn>>(tools: T) =>
-      session.tools(Object.fromEntries(Object.entries(tools).map(([n, f]) => [n, wrapTool(n, f, answers)])) as T),
-    tool: <F extends AnyFn>(name: string, fn: F) => session.tool(name, wrapTool(name, fn, answers)),
+    tools: session.tools,
+    tool: session.tool,
     finish: (options?: Parameters<Session["finish"]>[0]) => {
       state.finished = true;
       return session.finish(options);
@@ -97,13 +86,13 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
         continueWith,
         ...(options.script === undefined ? {} : { script: options.script }),
         ...(options.match === undefined ? {} : { match: options.match }),
+        // a scripted child runs no tool: the fork round's calls come from the parent, any other is refused
+        ...(continueWith === "script" ? { scriptedTools: "refuse" as const } : {}),
       },
       ports,
     );
-    const answers =
-      continueWith === "script" ? new RecordedAnswers(roundAfter(parent, spec.point.at), cassette) : undefined;
     const state = { finished: false };
-    const session = childSession(publicSession(engine), answers, state);
+    const session = childSession(publicSession(engine), state);
     try {
       let result: unknown;
       let error: unknown;
@@ -115,12 +104,11 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
       if (!state.finished)
         await session.finish(error !== undefined ? { error } : result === undefined ? undefined : { result });
     } catch (err) {
-      return { error: answers?.refused ?? errorMessageOf(err) };
+      return { error: errorMessageOf(err) };
     } finally {
       session.dispose();
     }
-    if (answers?.refused) return { error: answers.refused };
-    return { answered: answers?.answered ?? [] };
+    return { answered: continueWith === "script" ? roundAfter(parent, spec.point.at) : [] };
   };
 
   const grade = options.grade;

@@ -1,11 +1,9 @@
 /**
- * A scripted sweep child runs no tool. The engine answers the fork point and the calls
- * before it from the parent; the other calls of the fork's round (those after the fork
- * point, identical to the parent's) are answered here from the parent's recording, and any
- * other call is refused: with a script, nothing the agent does may reach the world.
+ * A scripted sweep child runs no tool: fork answers the fork point, the calls before it
+ * and the other calls of the fork's round (those after the fork point, made as recorded)
+ * from the parent, and refuses any other (`scriptedTools: "refuse"`, src/session/modes/fork.ts).
+ * These are the round's calls a child's cell counts as answered, not run.
  */
-import { ForkError } from "../errors.js";
-import { canonicalJson } from "../trace/canonical.js";
 import type { JsonValue, Trace } from "../trace/types.js";
 
 export interface RecordedCall {
@@ -41,31 +39,4 @@ export function roundAfter(parent: Trace, at: number): RecordedCall[] {
     calls.push(call);
   }
   return calls;
-}
-
-/** Answers a scripted child's tool calls from `pending`; records what it answered and what it refused. */
-export class RecordedAnswers {
-  readonly answered: Array<{ name: string; input: JsonValue }> = [];
-  refused: string | undefined;
-
-  constructor(
-    private readonly pending: RecordedCall[],
-    private readonly cassette: string,
-  ) {}
-
-  answer(name: string, input: JsonValue): unknown {
-    const key = canonicalJson(input);
-    const i = this.pending.findIndex((c) => c.name === name && canonicalJson(c.input) === key);
-    if (i < 0) {
-      const text = JSON.stringify(input);
-      this.refused ??=
-        `a scripted sweep child runs no tool, and the agent called ${name}(${text.length > 80 ? `${text.slice(0, 77)}...` : text}), ` +
-        `which ${this.cassette} does not record in the fork's round: continue the sweep live, or end the script before the agent needs a tool`;
-      throw new ForkError(this.refused);
-    }
-    const [call] = this.pending.splice(i, 1);
-    this.answered.push({ name, input });
-    if (call!.error !== undefined) throw new Error(call!.error);
-    return structuredClone(call!.result);
-  }
 }

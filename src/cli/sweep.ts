@@ -204,16 +204,6 @@ export function register(program: Command): void {
           `${file} was not recorded by the built-in demo agent, so blackbox cannot continue it on its own; sweep your own agent by running it: blackbox sweep ${cassette} --variants ${opts.variants[0]} -- <command>`,
         );
       const variants = resolveVariants(specs);
-      if (command.length > 0 && script) {
-        // said before anything runs: under the hook, fork runs the rest of the fork's round for real
-        const real = forkPoints(parent, at).flatMap((p) =>
-          roundAfter(parent, p.at).map((c) => `${c.name} (step ${p.at})`),
-        );
-        if (real.length > 0)
-          process.stderr.write(
-            `blackbox: these tools run for real in the scripted children, as in blackbox fork: the other calls of the fork's round: ${[...new Set(real)].join(", ")}\n`,
-          );
-      }
       const outDir = resolve(opts.out ?? defaultSweepDir(file));
       const named = opts.config ?? process.env.BLACKBOX_CONFIG;
       const config = named ? resolve(named) : undefined;
@@ -221,7 +211,11 @@ export function register(program: Command): void {
       const runChild =
         command.length === 0
           ? (spec: ChildSpec) => demoChild(parent, spec)
-          : (spec: ChildSpec) => runCommandChild({ command, cassette: file, script, match: opts.match, config }, spec);
+          : async (spec: ChildSpec) => {
+              const run = await runCommandChild({ command, cassette: file, script, match: opts.match, config }, spec);
+              // scripted, the fork round's calls were answered from the parent (any other is refused)
+              return script && run.error === undefined ? { ...run, answered: roundAfter(parent, spec.point.at) } : run;
+            };
       let result: SweepResult;
       try {
         result = await runSweep(

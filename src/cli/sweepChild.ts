@@ -66,6 +66,8 @@ export async function runCommandChild(o: CommandChildOptions, spec: ChildSpec): 
       BLACKBOX_FORK_SET: JSON.stringify(spec.value),
       BLACKBOX_CONTINUE: o.script ? "script" : "live",
       BLACKBOX_SCRIPT: o.script,
+      // a scripted child runs no tool: the fork round's calls come from the parent, any other is refused
+      BLACKBOX_SCRIPTED_TOOLS: o.script ? "refuse" : undefined,
       BLACKBOX_MATCH: o.match,
       // the config is the one found from here, as for blackbox fork, even if the command changes folder
       ...(o.config ? { BLACKBOX_CONFIG: o.config } : { BLACKBOX_CONFIG_DEFAULT: findConfig(process.cwd(), undefined) }),

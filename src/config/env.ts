@@ -103,6 +103,7 @@ export function optionsFromEnv(env: Env, cwd: string): SessionOptions | undefine
         cwd,
         required(env, "BLACKBOX_SCRIPT", mode, "a JSON file listing the model outputs to continue with"),
       );
+      options.scriptedTools = oneOf(env, "BLACKBOX_SCRIPTED_TOOLS", ["run", "refuse"] as const, "run");
     }
   }
   return options;

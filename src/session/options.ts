@@ -11,6 +11,7 @@ const CHOICES = {
   record: ["missing", "none", "all"],
   match: ["strict", "sequence"],
   continueWith: ["live", "script"],
+  scriptedTools: ["run", "refuse"],
 } as const;
 
 const KINDS: Record<keyof SessionOptions, string> = {
@@ -21,6 +22,7 @@ const KINDS: Record<keyof SessionOptions, string> = {
   forkSet: "any",
   continueWith: "choice",
   script: "any",
+  scriptedTools: "choice",
   match: "choice",
   traceId: "string",
   providers: "object",

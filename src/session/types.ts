@@ -35,6 +35,12 @@ export interface SessionOptions {
   continueWith?: "live" | "script";
   /** Scripted model outputs for continueWith "script" (or a path to a JSON list of them). */
   script?: ModelOutput[] | string;
+  /**
+   * A scripted fork's tools past the fork's round (the round's own calls, made as recorded, are answered from
+   * the cassette): "run" (default) runs them; "refuse" fails the call, so nothing the agent does reaches the world
+   * (a sweep's scripted children).
+   */
+  scriptedTools?: "run" | "refuse";
   /** "strict" (default) compares each request with the recording; "sequence" serves in order. */
   match?: MatchMode;
   /** Id stored in the cassette (default: the out file's name without .json). */

@@ -89,8 +89,9 @@ describe.each(kits)("$name", (kit: Kit) => {
     };
     const r = await runTs("test/helpers/sessionChild.ts", [JSON.stringify(spec)], { offline: true });
     expect(r.stderr).toBe("");
-    // the tool at the fork point did not run; the one after it (Porto) ran live
-    expect(JSON.parse(r.stdout)).toEqual({ answer: "Storm in Lisbon: go to Porto.", toolRuns: 1 });
+    // no tool ran: the fork point has the new value, and the round's other call (Porto), made as
+    // recorded, is answered from the parent (its "rain", not the "cloudy" the tool would say now)
+    expect(JSON.parse(r.stdout)).toEqual({ answer: "Storm in Lisbon: go to Porto.", toolRuns: 0 });
     const child = await loadTrace(path("scripted"));
     checkChild(child, 3);
     expect(child.steps.slice(4).map((s) => s.type)).toEqual([
@@ -100,7 +101,7 @@ describe.each(kits)("$name", (kit: Kit) => {
       "model_output",
       "metadata",
     ]);
-    expect((child.steps[5]!.payload as any).result).toEqual({ city: "Porto", forecast: "cloudy" });
+    expect((child.steps[5]!.payload as any).result).toEqual({ city: "Porto", forecast: "rain" });
     // the new model request carries the replaced result
     expect(JSON.stringify(child.steps[6]!.payload)).toContain("storm");
     expect(child.steps.at(-1)!.payload).toEqual({

@@ -145,7 +145,7 @@ test("live, two at a time: the matrix in the terminal follows each variant; noth
   expect(existsSync(bookings)).toBe(false);
 });
 
-test("scripted children of a command: the rest of the fork's round runs for real, and the sweep says so first", async () => {
+test("scripted children of a command run no tool: the fork's round from the parent, any other call refused", async () => {
   const agent = readFileSync(join(project, "agent.mjs"), "utf8").replace(
     "Find me a sunny city and book 2 nights.",
     "Compare Lisbon and Porto.",
@@ -154,16 +154,54 @@ test("scripted children of a command: the rest of the fork's round runs for real
   const two = join(tmp.dir, "compare.json");
   const rec = await blackboxCli(fake, project, ["record", "-o", two, "--", "node", "compare.mjs"], KEY);
   expect(rec.code, rec.stderr).toBe(0);
+  const recorded = readCassette(two);
   const script = ["--script", join(tmp.dir, "next.json")];
   const args = ["sweep", two, "--at", "3", "--variants", "null", "-o", join(tmp.dir, "compare"), ...script];
   const r = await blackbox([...args, "--json", "--", "node", "compare.mjs"], true);
   expect(r.code, r.stderr).toBe(0);
-  expect(r.stderr).toContain(
-    "blackbox: these tools run for real in the scripted children, as in blackbox fork: the other calls of the fork's round: get_weather (step 3)\n",
-  );
+  expect(r.stderr).not.toContain("run for real");
   const result = JSON.parse(r.stdout) as SweepResult;
-  expect(result.cells[0]!.toolCalls).toEqual([{ name: "get_weather", input: { city: "Porto" }, ran: true }]);
-  expect(result.summary.toolsRun).toEqual(["get_weather"]);
+  // Porto's weather, the round's other call, is the parent's recorded result
+  expect(result.cells[0]!.toolCalls).toEqual([{ name: "get_weather", input: { city: "Porto" }, ran: false }]);
+  expect(result.summary.toolsRun).toEqual([]);
+  const child = readCassette(result.cells[0]!.cassette!);
+  const porto = (s: Trace["steps"][number]) => s.type === "tool_result" && JSON.stringify(s.payload).includes("Porto");
+  expect(child.steps.find(porto)!.payload).toEqual(recorded.steps.find(porto)!.payload);
+
+  // a script asking for a tool the round did not record: refused, the tool never runs
+  const booking = join(tmp.dir, "book.json");
+  writeFileSync(
+    booking,
+    JSON.stringify([
+      { type: "tool_calls", calls: [{ toolName: "book_hotel", toolInput: { city: "Porto", nights: 1 } }] },
+      { type: "final_answer", text: "Booked." },
+    ]),
+  );
+  const refused = await blackbox(
+    [
+      "sweep",
+      two,
+      "--at",
+      "3",
+      "--variants",
+      "null",
+      "-o",
+      join(tmp.dir, "refused"),
+      "--script",
+      booking,
+      "--json",
+      "--",
+      "node",
+      "compare.mjs",
+    ],
+    true,
+  );
+  const cell = (JSON.parse(refused.stdout) as SweepResult).cells[0]!;
+  expect(cell.status).toBe("error");
+  expect(cell.failure).toContain(
+    'a scripted sweep child runs no tool, and the agent called book_hotel({"city":"Porto","nights":1})',
+  );
+  expect(existsSync(bookings)).toBe(false);
 });
 
 test("a parent that fails verify runs no child: exit 1", async () => {

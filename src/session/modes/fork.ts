@@ -14,6 +14,7 @@ import { Recorder } from "../recorder.js";
 import { recordedOutcome, Replayer } from "../replayer.js";
 import { RecordRound, type RecordedPair } from "../rounds.js";
 import { loadScript, withIds } from "../script.js";
+import { jsonEqual } from "../json.js";
 import { divergence, ReplaySource } from "../source.js";
 import { checkReplayedTools } from "../unseen.js";
 import type { EngineContext, ModelCall, SessionMode } from "./mode.js";
@@ -79,7 +80,33 @@ export function forkMode(engine: EngineContext): SessionMode {
       return Promise.resolve(structuredClone(forkValue));
     }
     const p = pair.callStep.payload as { toolName: string };
-    return recorder.tool(p.toolName, input, run, entry);
+    return recorder.tool(p.toolName, input, live ? run : () => recordedOutcome(pair), entry);
+  };
+
+  /**
+   * A tool called past the fork point. Scripted, a call of the fork's round the agent makes
+   * as recorded is answered from the parent (nothing runs); any other runs, or with
+   * `scriptedTools: "refuse"` (a sweep's children) is refused.
+   */
+  const pastForkTool = (name: string, input: JsonValue, run: () => unknown): Promise<unknown> => {
+    if (live) return recorder.tool(name, input, run);
+    const entry = recorder.round?.entries.find(
+      (e) => e.recorded && !e.claimed && e.call.toolName === name && jsonEqual(e.call.toolInput, input),
+    );
+    if (entry) {
+      entry.claimed = true;
+      const pair = { callStep: entry.recorded!.callStep, resultStep: entry.recorded!.resultStep, consumed: true };
+      return recorder.tool(name, input, () => recordedOutcome(pair), entry);
+    }
+    if (options.scriptedTools === "refuse") {
+      const text = JSON.stringify(input) ?? "undefined";
+      const err = new ForkError(
+        `a scripted sweep child runs no tool, and the agent called ${name}(${text.length > 80 ? `${text.slice(0, 77)}...` : text}), which ${options.cassette} does not record in the fork's round: continue the sweep live, or end the script before the agent needs a tool`,
+      );
+      engine.firstError ??= err;
+      return Promise.reject(err);
+    }
+    return recorder.tool(name, input, run);
   };
 
   /** After the fork point: the next scripted output, or the provider. */
@@ -125,7 +152,7 @@ export function forkMode(engine: EngineContext): SessionMode {
       return replayer.model(call);
     },
     tool(name, input, run) {
-      if (pastFork) return recorder.tool(name, input, run);
+      if (pastFork) return pastForkTool(name, input, run);
       try {
         const pair = replayer.toolPair(name, input);
         if (pair.resultStep && pair.resultStep.index >= forkAt) return forkTool(pair, input, run);
