@@ -21,7 +21,9 @@ export function wrapTools<T extends Record<string, AnyFn>>(host: ToolHost, tools
   const out = {} as Record<string, AnyFn>;
   for (const [name, fn] of Object.entries(tools)) {
     if (typeof fn !== "function")
-      throw new TypeError(`bb.tools(): "${name}" is not a function; pass { name: function }`);
+      throw new TypeError(
+        `bb.tools(): "${name}" is not a function or a tool object; pass { name: function } or a framework's tool (an AI SDK tool(), a LangChain tool, an Agents SDK tool(), betaZodTool())`,
+      );
     out[name] = wrapTool(host, name, fn, "bb.tools()");
   }
   return out as WrappedTools<T>;

@@ -84,14 +84,17 @@ export interface FinishOptions {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFn = (...args: any[]) => any;
 export type WrappedTool<F extends AnyFn> = (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>>;
-export type WrappedTools<T extends Record<string, AnyFn>> = { [K in keyof T]: WrappedTool<T[K]> };
+/** `bb.tools()`'s result: each function wrapped; a framework's tool object as a copy of the same type. */
+export type WrappedTools<T extends Record<string, unknown>> = {
+  [K in keyof T]: T[K] extends AnyFn ? WrappedTool<T[K]> : T[K];
+};
 
 /** A Blackbox session, as `blackbox()` returns it. */
 export interface Session {
   readonly mode: Mode;
   /** A fetch for the SDKs' `fetch` option. */
   readonly fetch: typeof globalThis.fetch;
-  tools<T extends Record<string, AnyFn>>(tools: T): WrappedTools<T>;
+  tools<T extends Record<string, AnyFn | object>>(tools: T): WrappedTools<T>;
   tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F>;
   finish(options?: FinishOptions): Promise<void>;
   /** Undo every patch, hook and exit handler this session installed. Harmless twice. */

@@ -18,6 +18,7 @@ import type { ToolTarget } from "../config/index.js";
 import { installEsmTools } from "./esm.js";
 import { installFrameworkTools } from "./frameworks/install.js";
 import { insideFrameworkTool } from "./frameworks/scope.js";
+import { modelArgumentsOnly } from "./objects.js";
 import { replaceProperty } from "./patch.js";
 import { describeExport, runnerTool, runnerToolName } from "./runnerTools.js";
 import { findProviderId } from "../trace/neutrality.js";
@@ -69,26 +70,6 @@ function wrap(session: ToolSession, target: ToolTarget, fn: AnyFn, name = target
   }
   Object.defineProperty(wrapped, WRAPPED_TOOL, { value: fn });
   return wrapped;
-}
-
-/**
- * A framework tool object's function, recorded with the model's arguments alone: each call is one
- * recorded call of them, which runs `fn` with all the framework gave it.
- */
-function modelArgumentsOnly(
-  session: ToolSession,
-  name: string,
-  fn: AnyFn,
-  modelArguments: (args: unknown[]) => unknown,
-): AnyFn {
-  const own = function (this: unknown, ...args: unknown[]) {
-    const self = this;
-    if (insideFrameworkTool()) return (async () => fn.apply(self, args))();
-    return (session.tool(name, () => fn.apply(self, args)) as AnyFn)(modelArguments(args));
-  };
-  Object.defineProperty(own, "name", { value: fn.name });
-  Object.defineProperty(own, WRAPPED_TOOL, { value: fn });
-  return own;
 }
 
 /** Wrap `value`'s function in place if it is a tool runner's tool object; whether it was one. */

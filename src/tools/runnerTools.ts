@@ -23,13 +23,33 @@ export interface RunnerTool {
   readonly name: string | undefined;
   /** Put `wrapped` where the runner finds the function; false when the object does not take it (frozen). */
   replace(wrapped: AnyFn): boolean;
+  /** A copy of the tool object (its prototype and own members) with `wrapped` where the runner finds the function. */
+  copy(wrapped: AnyFn): unknown;
 }
 
-function holder(obj: Obj, key: string, name: unknown, modelArguments?: (args: unknown[]) => unknown): RunnerTool {
+/** A shallow copy that keeps the prototype: a LangChain tool stays an instance of its class. */
+const clone = (o: Obj): Obj => Object.assign(Object.create(Object.getPrototypeOf(o) as object | null) as Obj, o);
+
+/** `obj[key]` is the function; `outer`: the tool object holding `obj` under "function" (openai's). */
+function holder(
+  obj: Obj,
+  key: string,
+  name: unknown,
+  modelArguments?: (args: unknown[]) => unknown,
+  outer?: Obj,
+): RunnerTool {
   return {
     fn: obj[key] as AnyFn,
     name: typeof name === "string" && name !== "" ? name : undefined,
     ...(modelArguments ? { modelArguments } : {}),
+    copy(wrapped) {
+      const inner = clone(obj);
+      inner[key] = wrapped;
+      if (!outer) return inner;
+      const copy = clone(outer);
+      copy.function = inner;
+      return copy;
+    },
     replace(wrapped) {
       try {
         obj[key] = wrapped;
@@ -64,7 +84,8 @@ export function runnerTool(value: unknown): RunnerTool | undefined {
   if (!isObj(value)) return undefined;
   if (typeof value.run === "function") return holder(value, "run", value.name);
   const f = value.function;
-  if (value.type === "function" && isObj(f) && typeof f.function === "function") return holder(f, "function", f.name);
+  if (value.type === "function" && isObj(f) && typeof f.function === "function")
+    return holder(f, "function", f.name, undefined, value);
   if (typeof value.func === "function" && typeof value.invoke === "function" && "lc_namespace" in value)
     return holder(value, "func", value.name, first);
   if (value.type === "function" && typeof value.invoke === "function" && typeof value.name === "string")

@@ -56,7 +56,7 @@ describe("blackbox() options", () => {
 
   test("an unknown option, a value of the wrong type, or no options object says what to pass", () => {
     expect(() => blackbox({ mode: "record", output: join(dir, "x.json") } as never)).toThrow(
-      'blackbox(): unknown option "output"; the options are mode, out, cassette, forkAt, forkSet, continueWith, script, match, traceId, providers, strictTools, now, redact',
+      'blackbox(): unknown option "output"; the options are mode, out, cassette, forkAt, forkSet, continueWith, script, scriptedTools, match, traceId, providers, strictTools, now, redact',
     );
     expect(() => blackbox({ mode: "record", out: 42 as never })).toThrow(
       'blackbox(): out must be a string, not number (for example "runs/name.json")',
@@ -73,6 +73,9 @@ describe("blackbox() options", () => {
     expect(() => blackbox("record" as never)).toThrow("blackbox() takes an options object, not a string");
     // mode off is checked too: the same options must not fail only once recording is switched on
     expect(() => blackbox({ mode: "off", match: "bad" as never })).toThrow('blackbox(): match "bad" is not valid');
+    expect(() => blackbox({ mode: "off", scriptedTools: "never" as never })).toThrow(
+      'blackbox(): scriptedTools "never" is not valid',
+    );
   });
 
   test("a mistyped continueWith is refused, not continued live", () => {

@@ -7,11 +7,15 @@
  * and the ToolLoopAgent class; both providers' wire formats.
  */
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, it } from "vitest";
+import { ROOT } from "../helpers/child.js";
 import { inlineToolRecordedAndReplayed } from "./toolsHelpers.js";
 import { SDK_APPS, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
 const APP = join(SDK_APPS, "ai-sdk", "inline");
+/** The package under test, as the in-code agents import it. */
+const PACKAGE = pathToFileURL(join(ROOT, "dist", "index.js")).href;
 const fx = useZeroCodeFixture("ai-sdk");
 
 describe("the Vercel AI SDK, with its tool inline", () => {
@@ -36,6 +40,37 @@ describe("the Vercel AI SDK, with its tool inline", () => {
         },
         dir: fx.dir,
         name: `${wire}-${how}-${plain || "tool"}`,
+        tool: "get_weather",
+        input: { city: "Lisbon" },
+      });
+    },
+    60_000,
+  );
+});
+
+describe("the Vercel AI SDK in code, without the register hook: bb.tools() around its tools", () => {
+  it.each([
+    ["anthropic", "generate"],
+    ["openai", "stream"],
+  ] as const)(
+    "%s %s: the tool() is recorded under its key with the model's input; offline replays never run it",
+    async (wire, how) => {
+      await inlineToolRecordedAndReplayed({
+        fake: fx.fake,
+        wire,
+        streamed: how === "stream",
+        hook: false,
+        cwd: join(SDK_APPS, "ai-sdk", "in-code"),
+        args: ["agent.mjs", wire, how],
+        env: {
+          ANTHROPIC_BASE_URL: `${fx.fake.url}/v1`,
+          OPENAI_BASE_URL: `${fx.fake.url}/v1`,
+          ANTHROPIC_API_KEY: "sk-ant-ai-sdk-0000",
+          OPENAI_API_KEY: "sk-ai-sdk-0000",
+          BLACKBOX_PKG: PACKAGE,
+        },
+        dir: fx.dir,
+        name: `in-code-${wire}-${how}`,
         tool: "get_weather",
         input: { city: "Lisbon" },
       });

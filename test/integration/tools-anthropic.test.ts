@@ -5,7 +5,9 @@
  * cassette in offline replays, where the tool never runs.
  */
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, it } from "vitest";
+import { ROOT } from "../helpers/child.js";
 import { inlineToolRecordedAndReplayed } from "./toolsHelpers.js";
 import { SDK_APPS, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
@@ -34,3 +36,22 @@ describe("the Anthropic SDK's toolRunner(), with its tool inline", () => {
     60_000,
   );
 });
+
+it("in code, without the register hook: bb.tools() around the betaZodTool records it; offline replays never run it", async () => {
+  await inlineToolRecordedAndReplayed({
+    fake: fx.fake,
+    wire: "anthropic",
+    hook: false,
+    cwd: APP,
+    args: ["in-code.mjs"],
+    env: {
+      ANTHROPIC_BASE_URL: fx.fake.anthropicUrl,
+      ANTHROPIC_API_KEY: "sk-ant-tools-0000",
+      BLACKBOX_PKG: pathToFileURL(join(ROOT, "dist", "index.js")).href,
+    },
+    dir: fx.dir,
+    name: "in-code",
+    tool: "get_weather",
+    input: { city: "Lisbon" },
+  });
+}, 60_000);

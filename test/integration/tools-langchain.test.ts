@@ -6,11 +6,15 @@
  * and a loop of the agent's own calling tool.invoke(toolCall); both providers.
  */
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, it } from "vitest";
+import { ROOT } from "../helpers/child.js";
 import { inlineToolRecordedAndReplayed } from "./toolsHelpers.js";
 import { SDK_APPS, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
 const APP = join(SDK_APPS, "langchain", "inline");
+/** The package under test, as the in-code agents import it. */
+const PACKAGE = pathToFileURL(join(ROOT, "dist", "index.js")).href;
 const fx = useZeroCodeFixture("langchain");
 
 describe("LangChain.js, with its tool inline", () => {
@@ -34,6 +38,33 @@ describe("LangChain.js, with its tool inline", () => {
         },
         dir: fx.dir,
         name: `${wire}-${mode}`,
+        tool: "get_weather",
+        input: { city: "Lisbon" },
+      });
+    },
+    60_000,
+  );
+});
+
+describe("LangChain.js in code, without the register hook: bb.tools() around its tool", () => {
+  it.each([["anthropic"], ["openai"]] as const)(
+    "%s: the tool() is recorded under its name with the model's arguments; offline replays never run it",
+    async (wire) => {
+      await inlineToolRecordedAndReplayed({
+        fake: fx.fake,
+        wire,
+        hook: false,
+        cwd: join(SDK_APPS, "langchain", "in-code"),
+        args: ["agent.mjs", wire],
+        env: {
+          ANTHROPIC_BASE_URL: fx.fake.anthropicUrl,
+          OPENAI_BASE_URL: fx.fake.openaiUrl,
+          ANTHROPIC_API_KEY: "sk-ant-langchain-0000",
+          OPENAI_API_KEY: "sk-langchain-0000",
+          BLACKBOX_PKG: PACKAGE,
+        },
+        dir: fx.dir,
+        name: `in-code-${wire}`,
         tool: "get_weather",
         input: { city: "Lisbon" },
       });

@@ -34,6 +34,8 @@ export interface InlineToolRun {
   /** The tool as the model calls it, and the model's arguments. */
   tool: string;
   input: Record<string, unknown>;
+  /** false: plain `node`, no register hook (the agent makes its session in code). */
+  hook?: boolean;
 }
 
 /**
@@ -43,6 +45,10 @@ export interface InlineToolRun {
  * model's arguments, and `blackbox verify` finds it sound (no provider id in it).
  */
 export async function inlineToolRecordedAndReplayed(o: InlineToolRun): Promise<void> {
+  const node = (env: Record<string, string | undefined>, offline = false) =>
+    o.hook === false
+      ? runProcess(process.execPath, o.args, { cwd: o.cwd, env, offline })
+      : hookedNode(o.cwd, o.args, env, offline);
   const reply = (c: Parameters<typeof anthropicMessage>[0]) =>
     o.streamed
       ? { sse: (o.wire === "anthropic" ? anthropicSSE : openaiSSE)(c) }
@@ -51,12 +57,7 @@ export async function inlineToolRecordedAndReplayed(o: InlineToolRun): Promise<v
     o.fake.enqueue(reply({ toolCalls: [{ name: o.tool, input: o.input }] }), reply({ text: "Sunny in Lisbon." }));
   const cassette = join(o.dir, `${o.name}.json`);
   const log = join(o.dir, `${o.name}.log`);
-  const recorded = await hookedNode(o.cwd, o.args, {
-    ...o.env,
-    TOOL_LOG: log,
-    BLACKBOX_MODE: "record",
-    BLACKBOX_OUT: cassette,
-  });
+  const recorded = await node({ ...o.env, TOOL_LOG: log, BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette });
   expect(recorded.stderr).toBe("");
   expect(recorded.code).toBe(0);
   expect(recorded.stdout).toContain(o.noModel ? "tool said:" : "Sunny in Lisbon.");
@@ -73,9 +74,7 @@ export async function inlineToolRecordedAndReplayed(o: InlineToolRun): Promise<v
 
   rmSync(log);
   for (let i = 0; i < REPLAYS; i++) {
-    const replayed = await hookedNode(
-      o.cwd,
-      o.args,
+    const replayed = await node(
       { ...o.env, TOOL_LOG: log, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette },
       true,
     );

@@ -109,14 +109,19 @@ describe("writing the page", () => {
 
   it("--open starts the opener with the page (BLACKBOX_VIEW_OPENER stands in for xdg-open)", async () => {
     const opener = join(work, "opener.sh");
-    writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$*" > ${JSON.stringify(join(work, "opened.txt"))}\n`);
+    const opened = join(work, "opened.txt");
+    // written whole, then renamed: the opener runs detached, so the test may look while it writes
+    writeFileSync(
+      opener,
+      `#!/bin/sh\nprintf '%s' "$*" > ${JSON.stringify(`${opened}.part`)} && mv ${JSON.stringify(`${opened}.part`)} ${JSON.stringify(opened)}\n`,
+    );
     chmodSync(opener, 0o755);
     const r = await blackbox(["view", "runs/basic.json", "-o", "open.html", "--open"], {
       BLACKBOX_VIEW_OPENER: opener,
     });
     expect(r.code, r.stderr).toBe(0);
-    for (let i = 0; i < 100 && !existsSync(join(work, "opened.txt")); i++) await new Promise((d) => setTimeout(d, 50));
-    expect(readFileSync(join(work, "opened.txt"), "utf8")).toBe(resolve(work, "open.html"));
+    for (let i = 0; i < 200 && !existsSync(opened); i++) await new Promise((d) => setTimeout(d, 50));
+    expect(readFileSync(opened, "utf8")).toBe(resolve(work, "open.html"));
   });
 
   it("--open that cannot start says so and exits 1, the page written", async () => {

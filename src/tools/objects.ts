@@ -1,0 +1,63 @@
+/**
+ * A framework's tool object (an AI SDK `tool()`, a LangChain tool, an Agents SDK `tool()`,
+ * an Anthropic `betaZodTool()`, an openai `runTools()` function tool), recorded with the
+ * model's arguments alone: the config wraps one in place (src/tools/index.ts); `bb.tools()`
+ * given one returns a copy whose function is recorded, so the session handed to the
+ * framework records its tools in a process without the register hook, and a tool object
+ * shared by several sessions (one per test) is never tied to one of them. Light: the
+ * public session loads it.
+ */
+import { WRAPPED_TOOL } from "../globals.js";
+import type { AnyFn, Session } from "../session/types.js";
+import { insideFrameworkTool } from "./frameworks/scope.js";
+import { runnerTool, runnerToolName } from "./runnerTools.js";
+
+type ToolSession = Pick<Session, "tool">;
+
+/**
+ * A framework tool object's function, recorded with the model's arguments alone: each call is one
+ * recorded call of them, which runs `fn` with all the framework gave it. Inside a framework tool call
+ * Blackbox records already (the register hook's patches, src/tools/frameworks/), it just runs.
+ */
+export function modelArgumentsOnly(
+  session: ToolSession,
+  name: string,
+  fn: AnyFn,
+  modelArguments: (args: unknown[]) => unknown,
+): AnyFn {
+  const own = function (this: unknown, ...args: unknown[]) {
+    const self = this;
+    if (insideFrameworkTool()) return (async () => fn.apply(self, args))();
+    return (session.tool(name, () => fn.apply(self, args)) as AnyFn)(modelArguments(args));
+  };
+  Object.defineProperty(own, "name", { value: fn.name });
+  Object.defineProperty(own, WRAPPED_TOOL, { value: fn });
+  return own;
+}
+
+/** The runner's own arguments after the first (a tool context, the runner) are never recorded. */
+const first = (args: unknown[]) => args[0];
+
+/**
+ * `bb.tools()`: functions wrapped by the session, tool objects as recorded copies (under the tool's own
+ * name, the one the model calls, else the key: an AI SDK tool's name is its key in `tools`).
+ */
+export function sessionTools(
+  session: { tool: Session["tool"]; tools(tools: Record<string, AnyFn>): object },
+  tools: Record<string, unknown>,
+): object {
+  if (tools === null || typeof tools !== "object") return session.tools(tools as Record<string, AnyFn>);
+  const functions: Record<string, AnyFn> = {};
+  const copies: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(tools)) {
+    const tool = typeof value === "function" ? undefined : runnerTool(value);
+    if (!tool)
+      functions[key] = value as AnyFn; // a function, or what session.tools() refuses with its message
+    else
+      copies[key] = tool.copy(
+        modelArgumentsOnly(session, runnerToolName({ name: key }, tool), tool.fn, tool.modelArguments ?? first),
+      );
+  }
+  const wrapped = session.tools(functions) as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(tools).map((key) => [key, key in copies ? copies[key] : wrapped[key]]));
+}

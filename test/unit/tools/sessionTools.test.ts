@@ -1,0 +1,85 @@
+/**
+ * bb.tools() given a framework's tool objects (shaped as the frameworks make them; each
+ * framework's real objects run in test/integration/tools-*.test.ts): a copy whose function
+ * is recorded with the model's arguments alone, the caller's object left as it was.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { blackbox } from "../../../src/index.js";
+import type { Trace } from "../../../src/trace/types.js";
+
+const dir = mkdtempSync(join(tmpdir(), "bbx-session-tools-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+class LangChainLikeTool {
+  lc_namespace = ["langchain", "tools"];
+  name = "lookup";
+  constructor(readonly func: (input: unknown, runManager?: unknown) => Promise<string>) {}
+  invoke(input: unknown) {
+    return this.func(input, { runId: "run-1" });
+  }
+}
+
+describe("bb.tools() with tool objects", () => {
+  it("records each under the model's name with the model's arguments; the originals stay unwrapped", async () => {
+    const out = join(dir, "objects.json");
+    const bb = blackbox({ mode: "record", out });
+    const runs: unknown[][] = [];
+    const aiSdk = {
+      description: "d",
+      inputSchema: {},
+      execute: async (...args: unknown[]) => (runs.push(args), { sunny: true }),
+    };
+    const langchain = new LangChainLikeTool(async (...args) => (runs.push(args), "found"));
+    const agents = {
+      type: "function",
+      name: "book",
+      invoke: async (...args: unknown[]) => (runs.push(args), "booked"),
+    };
+    const inner = { name: "rate", parameters: {}, function: async (...args: unknown[]) => (runs.push(args), 4) };
+    const openai = { type: "function", function: inner };
+    const plain = async (city: string) => `${city}!`;
+    const tools = bb.tools({ weather: aiSdk, lookup: langchain, agents, openai, plain });
+
+    expect(Object.keys(tools)).toEqual(["weather", "lookup", "agents", "openai", "plain"]);
+    expect(tools.weather).not.toBe(aiSdk);
+    expect(tools.lookup).toBeInstanceOf(LangChainLikeTool);
+    expect(tools.openai.function).not.toBe(inner);
+    expect(tools.openai.function.name).toBe("rate");
+    await tools.weather.execute({ city: "Lisbon" }, { toolCallId: "call_abc", messages: [] });
+    await tools.lookup.invoke({ q: "x" });
+    await tools.agents.invoke({ ctx: true }, '{"hotel":"H"}', { toolCall: { callId: "call_1" } });
+    await tools.openai.function.function({ n: 1 }, { runner: true });
+    await tools.plain("Porto");
+    // the tools ran with everything the framework gave them
+    expect(runs).toEqual([
+      [{ city: "Lisbon" }, { toolCallId: "call_abc", messages: [] }],
+      [{ q: "x" }, { runId: "run-1" }],
+      [{ ctx: true }, '{"hotel":"H"}', { toolCall: { callId: "call_1" } }],
+      [{ n: 1 }, { runner: true }],
+    ]);
+    // the caller's objects are not wrapped: another session can take them
+    expect(aiSdk.execute).not.toBe(tools.weather.execute);
+    expect(langchain.func).not.toBe(tools.lookup.func);
+    await bb.finish();
+
+    const trace = JSON.parse(readFileSync(out, "utf8")) as Trace;
+    const calls = trace.steps.filter((s) => s.type === "tool_call").map((s) => s.payload as Record<string, unknown>);
+    expect(calls.map((c) => [c.toolName, c.toolInput])).toEqual([
+      ["weather", { city: "Lisbon" }],
+      ["lookup", { q: "x" }],
+      ["book", { hotel: "H" }],
+      ["rate", { n: 1 }],
+      ["plain", "Porto"],
+    ]);
+  });
+
+  it("refuses what is neither a function nor a tool object, naming the key", () => {
+    const bb = blackbox({ mode: "off" });
+    expect(() => bb.tools({ weather: { description: "no function" } })).toThrow(
+      'bb.tools(): "weather" is not a function or a tool object; pass { name: function } or a framework\'s tool',
+    );
+  });
+});
