@@ -26,6 +26,7 @@ import { loadTrace, verifyTrace } from "../../src/index.js";
 import { saveTraceSync } from "../../src/store/index.js";
 import { TraceBuilder } from "../../src/trace/builder.js";
 import type { ViewData } from "../../src/view/model.js";
+import { stepDelay } from "../../src/view/ui/playback.js";
 import { guardedPage, launchChromium, screenshot, viewerReady, type GuardedPage } from "../helpers/browser.js";
 import { ROOT, runProcess, type ChildResult } from "../helpers/child.js";
 
@@ -265,6 +266,121 @@ describe("the run", () => {
     expect(await page.getByTestId("step-detail").textContent()).toContain("<script>window.__pwned = 1</script>");
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator("img, iframe, a[href]").count()).toBe(0);
+  });
+});
+
+describe("play-back", () => {
+  // a run whose waits tell apart: a quick tool round, a model call of a minute, one of 400 ms
+  const T = 1767225600000;
+  const times = [T, T + 100, T + 120, T + 150, T + 160, T + 60_160, T + 60_560];
+  let paced: Page;
+  let pacedUrl: string;
+  let steps: ViewData["runs"][number]["steps"];
+
+  beforeAll(async () => {
+    const b = new TraceBuilder({ id: "paced", createdAt: T });
+    const call = { toolCallId: "c1", toolName: "get_weather", toolInput: { city: "Lisbon" } };
+    b.append("model_input", { messages: [{ role: "user", content: "weather?" }], tools: [] }, times[0]);
+    b.append("model_output", { type: "tool_call", ...call }, times[1]);
+    b.append("tool_call", call, times[2]);
+    b.append("tool_result", { toolCallId: "c1", toolName: "get_weather", result: { tempC: 21 } }, times[3]);
+    b.append("model_input", { messages: [{ role: "user", content: "weather?" }], tools: [] }, times[4]);
+    b.append("model_output", { type: "final_answer", text: "21 degrees" }, times[5]);
+    b.append("metadata", { event: "run_completed", status: "success", result: "21 degrees" }, times[6]);
+    mkdirSync(join(work, "paced"));
+    saveTraceSync(join(work, "paced", "paced.json"), b.trace);
+    const view = await blackbox(["view", "paced/paced.json", "-o", "out/paced.html"]);
+    expect(view.code, view.stderr).toBe(0);
+    pacedUrl = pathToFileURL(join(work, "out", "paced.html")).href;
+    const guarded = await guardedPage(browser, (url) => url.split("#")[0] === pacedUrl);
+    pages.push(guarded);
+    paced = guarded.page;
+    await paced.goto(pacedUrl);
+    await viewerReady(paced);
+    steps = (JSON.parse((await paced.locator("#bb-data").textContent())!) as ViewData).runs[0]!.steps;
+    expect(steps.map((s) => s.timestamp)).toEqual(times);
+  });
+
+  const openAt = async (step: number): Promise<void> => {
+    await paced.goto("about:blank");
+    await paced.goto(`${pacedUrl}#step-${step}`);
+    await viewerReady(paced);
+    // every change of the selected step, with the page's clock
+    await paced.evaluate(() => {
+      const list = document.querySelector("[data-testid=timeline]")!;
+      const w = window as unknown as { moves: { t: number; step: number }[] };
+      w.moves = [];
+      new MutationObserver(() =>
+        w.moves.push({ t: performance.now(), step: Number(list.getAttribute("aria-activedescendant")!.slice(9)) }),
+      ).observe(list, { attributes: true, attributeFilter: ["aria-activedescendant"] });
+    });
+  };
+  const moves = (): Promise<{ t: number; step: number }[]> =>
+    paced.evaluate(() => (window as unknown as { moves: { t: number; step: number }[] }).moves);
+  const selected = async (): Promise<number> =>
+    Number(await paced.locator("[data-testid=timeline] [aria-selected=true]").getAttribute("data-step"));
+  const playing = (): Promise<string | null> => paced.getByTestId("play").getAttribute("data-playing");
+
+  it("Play moves the selection a step at a time to the last step, waiting as the timestamps say, and stops", async () => {
+    await openAt(0);
+    await paced.getByTestId("speed").selectOption("10");
+    const play = paced.getByRole("button", { name: /^Play the run at the recorded pace/ });
+    await play.click();
+    await expect.poll(selected, { timeout: 5000 }).toBe(steps.length - 1);
+    await expect.poll(playing).toBe("false");
+    expect(await paced.getByTestId("play").textContent()).toBe("Play");
+    const seen = await moves();
+    // every step in turn, none skipped: it did not jump to the end
+    expect(seen.map((m) => m.step)).toEqual([1, 2, 3, 4, 5, 6]);
+    // the time on each step (from the move to it to the move on) is the schedule's wait
+    const dwell = seen.slice(1).map((m, i) => ({ step: seen[i]!.step, ms: m.t - seen[i]!.t }));
+    for (const d of dwell) expect(d.ms, `step ${d.step}`).toBeGreaterThanOrEqual(stepDelay(steps, d.step, 10)! - 2);
+    // the minute-long model call is the longest wait, played as the cap (200 ms at 10x), not 6 s
+    const longest = dwell.reduce((a, b) => (b.ms > a.ms ? b : a));
+    expect(longest.step).toBe(4);
+    expect(longest.ms).toBeLessThan(1500);
+    expect(new URL(paced.url()).hash).toBe(`#step-${steps.length - 1}`);
+    // stopped: nothing moves after the last step
+    await paced.waitForTimeout(300);
+    expect((await moves()).length).toBe(seen.length);
+  });
+
+  it("Pause stops it, p plays on from the selected step, and a move of one's own pauses it", async () => {
+    await openAt(0);
+    await paced.getByTestId("speed").selectOption("2");
+    await paced.getByTestId("play").click();
+    // at step 4 it waits 1 s (the minute-long call, capped at 2 s, at 2x): pause there
+    await expect.poll(selected, { timeout: 5000 }).toBe(4);
+    await paced.getByRole("button", { name: /^Pause the play-back/ }).click();
+    expect(await playing()).toBe("false");
+    const pausedAt = await selected();
+    const count = (await moves()).length;
+    await paced.waitForTimeout(1300); // longer than any wait at 2x
+    expect(await selected()).toBe(pausedAt);
+    expect((await moves()).length).toBe(count);
+
+    // a step back, then p: on from there, its next step first
+    await paced.keyboard.press("k");
+    await expect.poll(selected).toBe(pausedAt - 1);
+    const before = (await moves()).length;
+    await paced.keyboard.press("p");
+    await expect.poll(async () => (await moves()).slice(before)[0]?.step).toBe(pausedAt);
+    // j while it plays (it waits 1 s on step 4): the selection is the reader's, and the player pauses
+    const beforeJ = (await moves()).length;
+    await paced.keyboard.press("j");
+    await expect.poll(playing).toBe("false");
+    await paced.waitForTimeout(1300);
+    expect((await moves()).slice(beforeJ).map((m) => m.step)).toEqual([pausedAt + 1]); // j's move, and no other
+
+    // p plays the rest and stops at the end; p at the end starts again at step 0
+    await paced.keyboard.press("p");
+    await expect.poll(selected, { timeout: 5000 }).toBe(steps.length - 1);
+    await expect.poll(playing).toBe("false");
+    const end = (await moves()).length;
+    await paced.keyboard.press("p");
+    await expect.poll(async () => (await moves()).slice(end)[0]?.step).toBe(0);
+    await paced.keyboard.press("p");
+    await expect.poll(playing).toBe("false");
   });
 });
 

@@ -88,6 +88,7 @@ export function App(props: { data: ViewData }) {
   const [query, setQuery] = useState("");
   const [hits, setHits] = useState<SearchHit[] | null>(null);
   const [active, setActive] = useState(0);
+  const [playing, setPlaying] = useState(false);
   const search = useRef<HTMLInputElement>(null);
   const list = useRef<HTMLDivElement>(null);
 
@@ -195,7 +196,10 @@ export function App(props: { data: ViewData }) {
       else if (e.key === "G" || (inList && e.key === "End")) next = () => run.steps.length - 1;
       else if (inList && e.key === "PageDown") next = (step) => step + 20;
       else if (inList && e.key === "PageUp") next = (step) => step - 20;
-      else if (e.key === "n" && hits && hits.length > 0) {
+      else if (e.key === "p") {
+        e.preventDefault();
+        return setPlaying(!playing);
+      } else if (e.key === "n" && hits && hits.length > 0) {
         const i = (active + 1) % hits.length;
         setActive(i);
         return goHit(hits[i]!);
@@ -393,7 +397,15 @@ export function App(props: { data: ViewData }) {
               <div class="run-view" ref={list}>
                 <RunHeader data={data} runKey={place.run} onOpen={open} />
                 <div class="split">
-                  <Timeline run={run} selected={place.step} onSelect={select} hits={hitSteps} broken={broken} />
+                  <Timeline
+                    run={run}
+                    selected={place.step}
+                    onSelect={select}
+                    hits={hitSteps}
+                    broken={broken}
+                    playing={playing}
+                    onPlaying={setPlaying}
+                  />
                   <StepDetail
                     data={data}
                     run={run}
