@@ -74,10 +74,17 @@ interface Recorded {
   /** The agent's environment naming the (now deleted) server: what a replay runs with. */
   env: Record<string, string | undefined>;
   log: string;
+  /** agent.mjs, or agent.cjs (the SDK's CommonJS build). */
+  agent: string;
 }
 
 /** One recorded run of the agent over `kind`, its server copy deleted afterwards. */
-async function record(kind: Kind, name: string, serverEnv: Record<string, string> = {}): Promise<Recorded> {
+async function record(
+  kind: Kind,
+  name: string,
+  serverEnv: Record<string, string> = {},
+  agent = "agent.mjs",
+): Promise<Recorded> {
   const server = serverCopy(name);
   const log = join(fx.dir, `${name}.log`);
   const cassette = join(fx.dir, `${name}.json`);
@@ -91,7 +98,7 @@ async function record(kind: Kind, name: string, serverEnv: Record<string, string
   queueWeather();
   const seen = fx.fake.requests.length;
   try {
-    const r = await hookedNode(APP, ["agent.mjs", kind, QUESTION], {
+    const r = await hookedNode(APP, [agent, kind, QUESTION], {
       ...env,
       TOOL_LOG: log,
       BLACKBOX_MODE: "record",
@@ -101,7 +108,7 @@ async function record(kind: Kind, name: string, serverEnv: Record<string, string
     expect(r.code).toBe(0);
     expect(fx.fake.requests.length).toBe(seen + 3);
     expect(readFileSync(log, "utf8")).toBe("get_weather Lisbon\nget_weather Atlantis\n");
-    return { cassette, trace: readCassette(cassette), stdout: r.stdout, env, log };
+    return { cassette, trace: readCassette(cassette), stdout: r.stdout, env, log, agent };
   } finally {
     stop();
     server.remove();
@@ -114,7 +121,7 @@ async function replay(kind: Kind, rec: Recorded): Promise<void> {
   const seen = fx.fake.requests.length;
   const r = await hookedNode(
     APP,
-    ["agent.mjs", kind, QUESTION],
+    [rec.agent, kind, QUESTION],
     { ...rec.env, TOOL_LOG: rec.log, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: rec.cassette },
     true,
   );
@@ -129,11 +136,15 @@ function payloads(trace: Trace, type: "tool_call" | "tool_result"): Array<Record
   return trace.steps.filter((s) => s.type === type).map((s) => s.payload as Record<string, unknown>);
 }
 
-describe.each(["stdio", "http"] as const)("an MCP quickstart client over %s", (kind) => {
+describe.each([
+  ["stdio", "agent.mjs"],
+  ["http", "agent.mjs"],
+  ["stdio", "agent.cjs"],
+] as const)("an MCP quickstart client over %s (%s)", (kind, agent) => {
   let rec: Recorded;
 
   it("records connect, listTools and each callTool as tool steps, with zero code", async () => {
-    rec = await record(kind, kind);
+    rec = await record(kind, `${kind}-${agent}`, {}, agent);
     expect(rec.stdout).toMatch(
       new RegExp(
         [
