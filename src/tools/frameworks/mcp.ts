@@ -1,0 +1,191 @@
+/**
+ * The MCP TypeScript SDK (@modelcontextprotocol/sdk 1.x): an agent reaches an MCP server's
+ * tools through its `Client` (client/index.js), whatever the transport (stdio, Streamable
+ * HTTP, SSE). The patch makes each of the client's requests below a tool step:
+ *
+ * - `callTool(params)`: under the tool's name (`params.name`, the name the model calls it
+ *   by) with its `arguments` alone; the result is the SDK's (content blocks,
+ *   `structuredContent`, `isError`). An `isError` result of one text block is recorded as a
+ *   tool error whose message is that text, and a replay gives the agent the same
+ *   `{ content, isError: true }` back (not a throw); a callTool that throws (a protocol
+ *   error, a timeout) is a tool error too, its message after THREW.
+ * - `connect(transport)`: the step `mcp:initialize`, its input the client's own info (what
+ *   the client tells the server), its result what the server said of itself
+ *   (`serverInfo`, `capabilities`, `instructions`).
+ * - `listTools`, `listPrompts`, `listResources`, `listResourceTemplates`, `readResource`,
+ *   `getPrompt`: the step `mcp:<method>` (`mcp:tools/list`), its input the server's name
+ *   and the request's params.
+ *
+ * `mcp:` names cannot be a model's tool name (Anthropic's and OpenAI's allow no colon).
+ * Everything goes through `host.record`, which in a replay answers without calling `run`:
+ * a connect whose `run` did not run was answered from the cassette, and the client is then
+ * connected to an OfflineTransport (mcpOffline.ts) instead of the agent's, which is never
+ * started (no process spawned, no socket), with the recorded server info set.
+ */
+import { isBlackboxError } from "../../errors.js";
+import type { AnyFn } from "../../session/types.js";
+import { replaceProperty } from "../patch.js";
+import { OfflineTransport } from "./mcpOffline.js";
+import type { FrameworkHost, FrameworkTarget } from "./types.js";
+
+/** The step of `connect()`. */
+export const INITIALIZE = "mcp:initialize";
+/** The message of a recorded callTool that threw begins with this (an isError result's is the tool's text). */
+export const THREW = "MCP callTool threw: ";
+
+/** The client's methods answered from the cassette besides connect and callTool: their MCP method. */
+const LISTS: Readonly<Record<string, string>> = {
+  listTools: "tools/list",
+  listPrompts: "prompts/list",
+  listResources: "resources/list",
+  listResourceTemplates: "resources/templates/list",
+  readResource: "resources/read",
+  getPrompt: "prompts/get",
+};
+
+/** The SDK's Client as the patch reads it (its fields are the SDK's own, private in its types). */
+interface McpClient {
+  _clientInfo?: unknown;
+  _serverCapabilities?: unknown;
+  _serverVersion?: unknown;
+  _instructions?: unknown;
+  getServerVersion?(): { name?: unknown } | undefined;
+  getServerCapabilities?(): unknown;
+  getInstructions?(): unknown;
+}
+
+/** What the server said of itself at connect, as the step records it. */
+interface ServerSaid {
+  serverInfo?: unknown;
+  capabilities?: unknown;
+  instructions?: unknown;
+}
+
+type CallToolResult = { content?: unknown; isError?: unknown; [key: string]: unknown };
+
+/** An isError result a tool error step gives back exactly: one text block, nothing else. */
+function errorText(result: CallToolResult): string | undefined {
+  if (result?.isError !== true || Object.keys(result).some((k) => k !== "content" && k !== "isError")) return;
+  const content = result.content as Array<Record<string, unknown>> | undefined;
+  if (!Array.isArray(content) || content.length !== 1) return;
+  const block = content[0]!;
+  if (block.type !== "text" || typeof block.text !== "string" || Object.keys(block).length !== 2) return;
+  return block.text;
+}
+
+/** Thrown through host.record in a recording: the step is a tool error, the agent gets `result`. */
+class ToolErrorResult extends Error {
+  constructor(
+    text: string,
+    readonly result: CallToolResult,
+  ) {
+    super(text);
+  }
+}
+
+/** Thrown through host.record in a recording: the step is a tool error, the agent gets `original`. */
+class CallToolThrew extends Error {
+  constructor(readonly original: unknown) {
+    super(THREW + (original instanceof Error ? original.message : String(original)));
+  }
+}
+
+/** The recorded error a replay throws (session/replayer.ts: a plain Error of the recorded message). */
+function replayedError(err: unknown, ran: boolean): err is Error {
+  return !ran && err instanceof Error && err.constructor === Error && !isBlackboxError(err);
+}
+
+function serverName(client: McpClient): string {
+  const name = client.getServerVersion?.()?.name;
+  return typeof name === "string" ? name : "";
+}
+
+export const mcp: FrameworkTarget = {
+  framework: "the MCP TypeScript SDK's Client",
+  package: "@modelcontextprotocol/sdk",
+  versions: ">=1.32.0 <2.0.0",
+  files: [
+    { path: "dist/esm/client/index.js", format: "esm", read: ["Client"] },
+    { path: "dist/cjs/client/index.js", format: "cjs", read: ["Client"] },
+  ],
+  patch(_file, names, host) {
+    const proto = (names.Client as { prototype?: Record<string, unknown> }).prototype;
+    const protocolConnect = proto && (Object.getPrototypeOf(proto) as Record<string, unknown> | null)?.connect;
+    const originals: Record<string, unknown> = {};
+    for (const m of ["connect", "callTool", ...Object.keys(LISTS)]) {
+      originals[m] = proto?.[m];
+      if (typeof originals[m] !== "function") throw new Error(`Client.prototype.${m} is no function`);
+    }
+    if (typeof protocolConnect !== "function") throw new Error("the Client's Protocol has no connect");
+    const answered = ["connect", "callTool", ...Object.keys(LISTS)];
+    const undos = [
+      replaceProperty(proto!, "connect", connect(host, originals.connect as AnyFn, protocolConnect as AnyFn, answered)),
+      replaceProperty(proto!, "callTool", callTool(host, originals.callTool as AnyFn)),
+      ...Object.entries(LISTS).map(([m, method]) =>
+        replaceProperty(proto!, m, listed(host, `mcp:${method}`, originals[m] as AnyFn)),
+      ),
+    ];
+    return { undo: () => undos.reverse().forEach((u) => u()) };
+  },
+};
+
+function connect(host: FrameworkHost, original: AnyFn, protocolConnect: AnyFn, answered: string[]): AnyFn {
+  return async function (this: McpClient, transport: { sessionId?: unknown } | undefined, ...rest: unknown[]) {
+    // a transport with a session already is a reconnect: the SDK sends no initialize
+    if (transport?.sessionId !== undefined) return original.call(this, transport, ...rest);
+    let ran = false;
+    const said = (await host.record(INITIALIZE, { clientInfo: this._clientInfo ?? null }, async () => {
+      ran = true;
+      await original.call(this, transport, ...rest);
+      const out: ServerSaid = {
+        serverInfo: this.getServerVersion?.(),
+        capabilities: this.getServerCapabilities?.(),
+      };
+      const instructions = this.getInstructions?.();
+      if (instructions !== undefined) out.instructions = instructions;
+      return out;
+    })) as ServerSaid | null;
+    if (ran) return;
+    // answered from the cassette: the agent's transport is never started
+    this._serverVersion = said?.serverInfo;
+    this._serverCapabilities = said?.capabilities;
+    this._instructions = said?.instructions;
+    await protocolConnect.call(this, new OfflineTransport(serverName(this), answered));
+  };
+}
+
+function callTool(host: FrameworkHost, original: AnyFn): AnyFn {
+  return async function (this: McpClient, params: { name?: unknown; arguments?: unknown } | undefined, ...rest) {
+    const name = params?.name;
+    if (typeof name !== "string") return original.call(this, params, ...rest);
+    let ran = false;
+    try {
+      return await host.record(name, params!.arguments ?? {}, async () => {
+        ran = true;
+        let result: CallToolResult;
+        try {
+          result = (await original.call(this, params, ...rest)) as CallToolResult;
+        } catch (err) {
+          throw new CallToolThrew(err);
+        }
+        const text = errorText(result);
+        if (text !== undefined) throw new ToolErrorResult(text, result);
+        return result;
+      });
+    } catch (err) {
+      if (err instanceof ToolErrorResult) return err.result;
+      if (err instanceof CallToolThrew) throw err.original;
+      if (!replayedError(err, ran)) throw err;
+      if (err.message.startsWith(THREW)) throw new Error(err.message.slice(THREW.length));
+      return { content: [{ type: "text", text: err.message }], isError: true };
+    }
+  };
+}
+
+function listed(host: FrameworkHost, step: string, original: AnyFn): AnyFn {
+  return function (this: McpClient, params: unknown, ...rest: unknown[]) {
+    const server = serverName(this);
+    const input = params === undefined ? { server } : { server, params };
+    return host.record(step, input, () => original.call(this, params, ...rest));
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * An MCP client shaped like the MCP quickstart's (an Anthropic client, the MCP SDK's Client
+ * over stdio or Streamable HTTP to our own weather server, its tools handed to the model,
+ * `client.callTool` on each tool_use), recorded with no config and no code change: connect,
+ * listTools and each callTool are tool steps (src/tools/frameworks/mcp.ts). Offline replays
+ * run with the server script deleted from disk: no server starts, the server's tool never
+ * runs (its side-effect file stays absent) and the agent prints what it printed recorded.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Trace } from "../../src/trace/types.js";
+import { runProcess } from "../helpers/child.js";
+import { anthropicMessage } from "../helpers/fakeProvider.js";
+import {
+  BIN,
+  blackboxCli,
+  hookedNode,
+  readCassette,
+  SDK_APPS,
+  toolNames,
+  useZeroCodeFixture,
+} from "./zeroCodeHelpers.js";
+
+const APP = join(SDK_APPS, "mcp");
+const fx = useZeroCodeFixture("mcp");
+const QUESTION = "What is the weather in Lisbon?";
+const servers: ChildProcess[] = [];
+afterAll(() => {
+  for (const s of servers) s.kill();
+});
+
+type Kind = "stdio" | "http";
+
+/** A copy of the weather server for one run, inside the app (so it resolves the SDK), deleted to prove a replay never starts it. */
+function serverCopy(name: string): { script: string; remove: () => void } {
+  const dir = join(APP, `.blackbox-tmp-mcp-${name}`);
+  mkdirSync(dir, { recursive: true });
+  const script = join(dir, "weather-server.mjs");
+  copyFileSync(join(APP, "weather-server.mjs"), script);
+  return { script, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The server script serving Streamable HTTP on 127.0.0.1: its URL once it listens. */
+async function httpServer(script: string, env: Record<string, string>): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [script, "http"], { cwd: APP, env: { ...process.env, ...env } });
+  servers.push(child);
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`the weather server exited (${code}) before listening`)));
+  });
+  return { url: first.trim(), stop: () => child.kill() };
+}
+
+/** The model asks for Lisbon's weather, then Atlantis's (the tool's isError), then answers. */
+function queueWeather(): void {
+  fx.fake.enqueue(
+    { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) },
+    { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Atlantis" } }] }) },
+    { json: anthropicMessage({ text: "Sunny in Lisbon." }) },
+  );
+}
+
+function agentEnv(extra: Record<string, string | undefined>): Record<string, string | undefined> {
+  return { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-mcp-0000", ...extra };
+}
+
+interface Recorded {
+  cassette: string;
+  trace: Trace;
+  stdout: string;
+  /** The agent's environment naming the (now deleted) server: what a replay runs with. */
+  env: Record<string, string | undefined>;
+  log: string;
+  /** agent.mjs, or agent.cjs (the SDK's CommonJS build). */
+  agent: string;
+}
+
+/** One recorded run of the agent over `kind`, its server copy deleted afterwards. */
+async function record(
+  kind: Kind,
+  name: string,
+  serverEnv: Record<string, string> = {},
+  agent = "agent.mjs",
+): Promise<Recorded> {
+  const server = serverCopy(name);
+  const log = join(fx.dir, `${name}.log`);
+  const cassette = join(fx.dir, `${name}.json`);
+  let env: Record<string, string | undefined>;
+  let stop = () => {};
+  if (kind === "http") {
+    const http = await httpServer(server.script, { TOOL_LOG: log, ...serverEnv });
+    stop = http.stop;
+    env = agentEnv({ MCP_URL: http.url });
+  } else env = agentEnv({ MCP_SERVER: server.script, ...serverEnv });
+  queueWeather();
+  const seen = fx.fake.requests.length;
+  try {
+    const r = await hookedNode(APP, [agent, kind, QUESTION], {
+      ...env,
+      TOOL_LOG: log,
+      BLACKBOX_MODE: "record",
+      BLACKBOX_OUT: cassette,
+    });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(fx.fake.requests.length).toBe(seen + 3);
+    expect(readFileSync(log, "utf8")).toBe("get_weather Lisbon\nget_weather Atlantis\n");
+    return { cassette, trace: readCassette(cassette), stdout: r.stdout, env, log, agent };
+  } finally {
+    stop();
+    server.remove();
+  }
+}
+
+/** An offline replay (unshare -n) of a recorded run: nothing sent, no server, the tool never run. */
+async function replay(kind: Kind, rec: Recorded): Promise<void> {
+  rmSync(rec.log, { force: true });
+  const seen = fx.fake.requests.length;
+  const r = await hookedNode(
+    APP,
+    [rec.agent, kind, QUESTION],
+    { ...rec.env, TOOL_LOG: rec.log, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: rec.cassette },
+    true,
+  );
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toBe(rec.stdout);
+  expect(r.code).toBe(0);
+  expect(existsSync(rec.log)).toBe(false);
+  expect(fx.fake.requests.length).toBe(seen);
+}
+
+function payloads(trace: Trace, type: "tool_call" | "tool_result"): Array<Record<string, unknown>> {
+  return trace.steps.filter((s) => s.type === type).map((s) => s.payload as Record<string, unknown>);
+}
+
+describe.each([
+  ["stdio", "agent.mjs"],
+  ["http", "agent.mjs"],
+  ["stdio", "agent.cjs"],
+] as const)("an MCP quickstart client over %s (%s)", (kind, agent) => {
+  let rec: Recorded;
+
+  it("records connect, listTools and each callTool as tool steps, with zero code", async () => {
+    rec = await record(kind, `${kind}-${agent}`, {}, agent);
+    expect(rec.stdout).toMatch(
+      new RegExp(
+        [
+          "^connected to weather 1\\.2\\.3 \\(tools: true\\)",
+          "instructions: Ask get_weather for a city's weather\\.",
+          "tools: get_weather",
+          '\\[get_weather: Sunny in Lisbon, [\\d.]+ C \\{"city":"Lisbon","celsius":[\\d.]+\\}\\]',
+          "\\[get_weather failed: Unknown city: Atlantis null\\]",
+          "Sunny in Lisbon\\.\n$",
+        ].join("\n"),
+      ),
+    );
+    expect(toolNames(rec.trace)).toEqual(["mcp:initialize", "mcp:tools/list", "get_weather", "get_weather"]);
+    const calls = payloads(rec.trace, "tool_call");
+    expect(calls.map((c) => c.toolInput)).toEqual([
+      { clientInfo: { name: "mcp-client-cli", version: "1.0.0" } },
+      { server: "weather" },
+      { city: "Lisbon" },
+      { city: "Atlantis" },
+    ]);
+    const [init, list, lisbon, atlantis] = payloads(rec.trace, "tool_result");
+    expect(init!.result).toEqual({
+      serverInfo: { name: "weather", version: "1.2.3" },
+      capabilities: { tools: { listChanged: true } },
+      instructions: "Ask get_weather for a city's weather.",
+    });
+    expect((list!.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual(["get_weather"]);
+    expect(lisbon!.result).toMatchObject({
+      content: [{ type: "text", text: expect.stringMatching(/^Sunny in Lisbon/) }],
+      structuredContent: { city: "Lisbon" },
+    });
+    // isError: a tool error step, its message the tool's text
+    expect(atlantis).toEqual({
+      toolCallId: atlantis!.toolCallId,
+      toolName: "get_weather",
+      error: "Unknown city: Atlantis",
+    });
+    const verified = await runProcess(process.execPath, [BIN, "verify", rec.cassette], { cwd: fx.dir });
+    expect(verified.stderr).toBe("");
+    expect(verified.code).toBe(0);
+  }, 60_000);
+
+  it("replays offline with the server script deleted: no server starts, the tool never runs, the same output", async () => {
+    await replay(kind, rec);
+  }, 60_000);
+});
+
+describe("an MCP client, recorded again or forked", () => {
+  it("a changed tool list recorded again is the step blackbox diff reports", async () => {
+    const before = await record("stdio", "list-before");
+    const after = await record("stdio", "list-after", { WEATHER_FORECAST: "1" });
+    expect(after.stdout).toContain("tools: get_weather, get_forecast\n");
+    const r = await runProcess(process.execPath, [BIN, "diff", "--json", before.cassette, after.cassette], {
+      cwd: fx.dir,
+    });
+    expect(r.code).toBe(1);
+    const at = before.trace.steps.findIndex(
+      (s) => s.type === "tool_result" && (s.payload as { toolName: string }).toolName === "mcp:tools/list",
+    );
+    const report = JSON.parse(r.stdout) as { same: boolean; divergence: Record<string, unknown> };
+    expect(report.same).toBe(false);
+    expect(report.divergence).toMatchObject({
+      index: at,
+      typeA: "tool_result",
+      path: "payload.result.tools[1]",
+      a: null,
+      b: { name: "get_forecast" },
+    });
+  }, 90_000);
+
+  it("a scripted fork at an MCP tool's result continues offline from the new result, starting no server", async () => {
+    const rec = await record("stdio", "fork-parent");
+    const lisbon = rec.trace.steps.findIndex(
+      (s) => s.type === "tool_result" && (s.payload as { toolName: string }).toolName === "get_weather",
+    );
+    const script = join(fx.dir, "fork-script.json");
+    writeFileSync(script, JSON.stringify([{ type: "final_answer", text: "Snow in Lisbon." }]));
+    const out = join(fx.dir, "fork-child.json");
+    rmSync(rec.log, { force: true });
+    const set = JSON.stringify({ content: [{ type: "text", text: "Snow in Lisbon, -2 C" }] });
+    const r = await blackboxCli(
+      fx.fake,
+      APP,
+      ["fork", rec.cassette, "--at", String(lisbon), "--set", set, "--script", script, "-o", out, "--"].concat([
+        process.execPath,
+        "agent.mjs",
+        "stdio",
+        QUESTION,
+      ]),
+      { ...rec.env, TOOL_LOG: rec.log },
+      true,
+    );
+    expect(r.stderr).toMatch(
+      /^blackbox: forked .* into .*fork-child\.json: 2 model calls, 3 tool calls, ended: success\n$/,
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("[get_weather: Snow in Lisbon, -2 C null]\nSnow in Lisbon.\n");
+    expect(existsSync(rec.log)).toBe(false);
+    const child = readCassette(out);
+    expect(child.steps[lisbon]!.payload).toMatchObject({ result: JSON.parse(set) });
+  }, 90_000);
+});
