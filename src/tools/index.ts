@@ -40,7 +40,7 @@ function refuseTool(target: ToolTarget, problem: string): never {
 function defaultMissing(target: ToolTarget, found: string): void {
   refuseTool(
     target,
-    `${target.file} has no function export "${target.exportName}" (${found}); fix the export name (a function, or an SDK tool runner's tool object: betaTool(), betaZodTool(), a runTools() function tool)`,
+    `${target.file} has no function export "${target.exportName}" (${found}); fix the export name (a function, or a tool object: betaTool(), betaZodTool(), a runTools() function tool, an AI SDK tool(), a LangChain tool, an Agents SDK tool())`,
   );
 }
 

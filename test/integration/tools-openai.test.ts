@@ -3,8 +3,8 @@
  * is captured where the runner runs it (src/tools/frameworks/openaiRunTools.ts), under the
  * tool's name with the model's arguments alone (never the runner), and answered from the
  * cassette in offline replays, where the tool never runs. A function tool with parse, and
- * one without (the model's JSON string, recorded as JSON). A zodFunction() is captured the
- * same way, but it is strict, which the chat completions recording refuses for now.
+ * one without (the model's JSON string, recorded as JSON), and a zodFunction() (a strict
+ * tool, recorded with its strict flag).
  */
 import { join } from "node:path";
 import { describe, it } from "vitest";
@@ -15,7 +15,7 @@ const APP = join(SDK_APPS, "openai-tools");
 const fx = useZeroCodeFixture("openai-tools", "openai4", "openai5");
 
 describe("the openai SDK's runTools(), with its tool inline", () => {
-  it.each([["parse"], ["raw"]])(
+  it.each([["parse"], ["raw"], ["zod"]])(
     "a function tool (%s): recorded under its name with the model's arguments; offline replays never run it",
     async (kind) => {
       await inlineToolRecordedAndReplayed({

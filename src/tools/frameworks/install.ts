@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import type { AnyFn, Session } from "../../session/types.js";
 import { replaceProperty } from "../patch.js";
 import { FRAMEWORK_TARGETS } from "./index.js";
-import { runAsFrameworkTool } from "./scope.js";
+import { insideFrameworkTool, runAsFrameworkTool } from "./scope.js";
 import { appendedSource, FRAMEWORKS_REGISTRY, rebindExports, type FrameworkRegistry } from "./source.js";
 import type { FrameworkHost, FrameworkTarget, PatchedFile } from "./types.js";
 import { inRange } from "./versions.js";
@@ -91,8 +91,10 @@ export function installFrameworkTools(
   let live = true;
   const undos: Array<() => void> = [];
   const host: FrameworkHost = {
+    // a framework call made inside another (an MCP callTool from a LangChain MCP adapter's tool) is part of
+    // the outer call, which a replay answers whole
     record: (name, input, run) =>
-      live
+      live && !insideFrameworkTool()
         ? runAsFrameworkTool(() => (session.tool(name, () => run()) as AnyFn)(input) as Promise<unknown>)
         : Promise.resolve().then(run),
   };
