@@ -6,7 +6,9 @@
  * another matter (docs/tools.md).
  */
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, it } from "vitest";
+import { ROOT } from "../helpers/child.js";
 import { inlineToolRecordedAndReplayed } from "./toolsHelpers.js";
 import { SDK_APPS, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 
@@ -28,3 +30,23 @@ describe("the OpenAI Agents SDK, with its tool inline", () => {
     });
   }, 60_000);
 });
+
+it("in code, without the register hook: bb.tools() around the tool() records it; offline replays never run it", async () => {
+  await inlineToolRecordedAndReplayed({
+    fake: fx.fake,
+    wire: "openai",
+    hook: false,
+    cwd: APP,
+    args: ["in-code.mjs"],
+    env: {
+      OPENAI_BASE_URL: fx.fake.openaiUrl,
+      OPENAI_API_KEY: "sk-agents-0000",
+      OPENAI_AGENTS_DISABLE_TRACING: "1",
+      BLACKBOX_PKG: pathToFileURL(join(ROOT, "dist", "index.js")).href,
+    },
+    dir: fx.dir,
+    name: "in-code",
+    tool: "get_weather",
+    input: { city: "Lisbon" },
+  });
+}, 60_000);

@@ -18,6 +18,7 @@ describe("the Anthropic SDK's toolRunner(), with its tool inline", () => {
   it.each([
     ["a betaZodTool, ESM", "agent.mjs"],
     ["a betaTool, CommonJS", "agent.cjs"],
+    ["a plain { type, name, input_schema, run } object", "plain.mjs"],
   ])(
     "%s: recorded under its name with the model's input; offline replays never run it",
     async (_, file) => {
