@@ -29,9 +29,14 @@ import type { ChainStore, ChainedRequest } from "../types.js";
 import { isObj, type Obj } from "../shared/wire.js";
 import { chainRefusal, inputItems, itemReferenceRefusal } from "./items.js";
 
-/** A response a later request may continue: the input items of the conversation up to and including it. */
+/**
+ * A response a later request may continue: the input items of the conversation up to and including it, the
+ * request's then the response's (joined when a request continues it: a loop sending whole history never does,
+ * and a copy per reply would cost each call the length of the history).
+ */
 interface Link {
-  items: readonly unknown[];
+  request: readonly unknown[];
+  output: readonly unknown[];
   /** The provider holds this response (and its items): it sent it, and Blackbox did not have it unstored. */
   held: boolean;
 }
@@ -65,6 +70,11 @@ export class ResponseChains implements ChainStore<ResponsesChainedRequest> {
   private readonly links = new Map<string, Link>();
   /** Item id -> an output item of a response remembered. */
   private readonly items = new Map<string, KnownItem>();
+  /**
+   * The last input scanned for item ids and what it held: a request that is the last one plus items at the end
+   * (a tool loop's, as the incremental parse builds it, the very objects) is scanned from there on.
+   */
+  private scanned: { input: readonly unknown[]; local: boolean } | undefined;
 
   /**
    * The request `body` stands for: with `previous_response_id`, the conversation it
@@ -83,7 +93,16 @@ export class ResponseChains implements ChainStore<ResponsesChainedRequest> {
     let local = link !== undefined && !link.held;
     const own = inputItems(body);
     let input = own;
-    for (let i = 0; i < own.length; i++) {
+    // the items an earlier scan went through (no reference among them), and whether one was an item Blackbox served
+    const last = this.scanned;
+    let from = 0;
+    if (last && last.input.length <= own.length) {
+      while (from < last.input.length && own[from] === last.input[from]) from++;
+      if (from === last.input.length) local ||= last.local;
+      else from = 0;
+    }
+    let scanLocal = from > 0 && last!.local;
+    for (let i = from; i < own.length; i++) {
       const item = own[i];
       if (!isObj(item) || typeof item.id !== "string") continue;
       const known = this.items.get(item.id);
@@ -92,11 +111,13 @@ export class ResponseChains implements ChainStore<ResponsesChainedRequest> {
         if (input === own) input = own.slice();
         input[i] = known.item;
       }
-      if (known && !known.held) local = true; // an item Blackbox served: its id is not one the provider takes
+      if (known && !known.held) local = scanLocal = true; // an item Blackbox served: its id is not one the provider takes
     }
+    // only a scan with no reference in it can be the start of the next one (a reference makes `input` a copy)
+    this.scanned = input === own ? { input: own, local: scanLocal } : undefined;
     if (!chained && input === own) return { full: body, previous: undefined, continuesLocal: local, answered: 0 };
     const { previous_response_id: _previous, ...rest } = body;
-    const history = link?.items ?? [];
+    const history = link ? [...link.request, ...link.output] : [];
     return {
       full: { ...rest, input: history.length > 0 ? [...history, ...input] : input },
       previous: chained ? (id as string) : undefined,
@@ -130,7 +151,7 @@ export class ResponseChains implements ChainStore<ResponsesChainedRequest> {
     outputItems: readonly unknown[],
     held = true,
   ): void {
-    this.links.set(responseId, { items: [...requestItems, ...outputItems], held });
+    this.links.set(responseId, { request: requestItems, output: outputItems, held });
     for (const item of outputItems)
       if (isObj(item) && typeof item.id === "string") this.items.set(item.id, { item, held });
   }

@@ -259,6 +259,33 @@ describe("Responses chains (previous_response_id)", () => {
     );
   });
 
+  it("a request that is the last one plus items (the very objects) is scanned from there on, with the same verdicts", () => {
+    const chains = new ResponseChains();
+    const [a, c] = replies();
+    serve(chains, { input: "x" }, a, true);
+    serve(chains, { input: "x" }, c, false); // served: its items are not the provider's
+    const served = (c!.output as Obj[])[0]!;
+    const held = (a!.output as Obj[])[0]!;
+    const first = [{ role: "user", content: "x" }, served];
+    expect(chains.expand({ input: first }).continuesLocal).toBe(true);
+    // extended: the served item is in the part not scanned again, and still counts
+    const longer = [...first, { role: "user", content: "y" }];
+    expect(chains.expand({ input: longer }).continuesLocal).toBe(true);
+    // another history with the same length: scanned whole (nothing carried over from the last)
+    expect(
+      chains.expand({ input: [{ role: "user", content: "x" }, held, { role: "user", content: "y" }] }).continuesLocal,
+    ).toBe(false);
+    // a reference after a scanned prefix is still resolved
+    const ref = { type: "item_reference", id: held.id };
+    const withRef = [{ role: "user", content: "x" }, held, { role: "user", content: "y" }];
+    chains.expand({ input: withRef });
+    const x = chains.expand({ input: [...withRef, ref] });
+    expect((x.full.input as unknown[]).at(-1)).toBe(held);
+    expect(() => chains.expand({ input: [...withRef, { type: "item_reference", id: "msg_nobody" }] })).toThrow(
+      BlackboxUnsupportedError,
+    );
+  });
+
   it("an agent that sets store: true itself keeps it when sent as new, and the provider holds the reply", () => {
     const chains = new ResponseChains();
     const [c, d] = replies();
