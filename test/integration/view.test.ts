@@ -437,6 +437,44 @@ describe("many runs", () => {
     await screenshot(page, "fork-tree");
   });
 
+  it("marks where children forked in the parent's timeline, and links parent and child at the fork point", async () => {
+    const { page } = main;
+    const trip = keyOf("trip");
+    const rain = keyOf("trip-rain");
+    const picnic = keyOf("trip-picnic");
+    await open(page, `#run-${trip}-step-0`);
+    const marked = page.locator("[data-testid=timeline] .row.forked-here");
+    await expect
+      .poll(() => marked.evaluateAll((els) => els.map((e) => e.getAttribute("data-step"))))
+      .toEqual(["3", "7"]);
+    expect(await stepRow(page, 3).locator(".fork-mark").textContent()).toBe("forked here");
+    // the fork step's detail names each child forked there, linked at its fork point
+    await stepRow(page, 7).click();
+    const children = page.getByTestId("fork-child");
+    expect(await children.evaluateAll((els) => els.map((e) => e.getAttribute("data-run-id")))).toEqual(["trip-picnic"]);
+    expect(await children.first().getAttribute("href")).toBe(`#run-${picnic}-step-7`);
+    await stepRow(page, 3).click();
+    expect(await children.evaluateAll((els) => els.map((e) => e.getAttribute("data-run-id")))).toEqual(["trip-rain"]);
+    await children.first().click();
+    await expect.poll(() => page.getByTestId("run-id").textContent()).toBe("trip-rain");
+    expect(new URL(page.url()).hash).toBe(`#run-${rain}-step-3`);
+    expect(await page.getByTestId("step-detail").getAttribute("data-step")).toBe("3");
+    expect(await stepRow(page, 3).getAttribute("class")).toContain("fork-point");
+    expect(await page.locator("[data-testid=timeline] .row.forked-here").count()).toBe(0);
+    // back to the parent at that step, from the child's fork note
+    const back = page.getByTestId("fork-parent");
+    expect(await back.textContent()).toBe("trip at step 3");
+    await back.click();
+    await expect.poll(() => page.getByTestId("run-id").textContent()).toBe("trip");
+    expect(new URL(page.url()).hash).toBe(`#run-${trip}-step-3`);
+    expect(await page.getByTestId("step-detail").getAttribute("data-step")).toBe("3");
+    // the child's header links the parent at the fork point too
+    await open(page, `#run-${picnic}-step-0`);
+    await page.locator(".run-head").getByRole("button", { name: "trip", exact: true }).click();
+    await expect.poll(() => new URL(page.url()).hash).toBe(`#run-${trip}-step-7`);
+    expect(await page.getByTestId("step-detail").getAttribute("data-step")).toBe("7");
+  });
+
   it("shows a child beside its parent from the first divergence, the step blackbox diff reports", async () => {
     const { page } = main;
     await open(page, "#runs");

@@ -9,10 +9,11 @@
  * their own.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { ViewData } from "../model.js";
+import type { RunMeta, ViewData } from "../model.js";
 import { Compare } from "./Compare.js";
 import { bytes, duration, isoTime, plural, span } from "./format.js";
-import { Chain, forkForest, Runs } from "./Runs.js";
+import { forkForest, forkIndex, forksOf, type TreeNode } from "./forks.js";
+import { Chain, Runs } from "./Runs.js";
 import { StepDetail } from "./StepDetail.js";
 import { Sweeps } from "./Sweep.js";
 import { payloadsReady, RunPayloads, type SearchHit } from "./store.js";
@@ -55,8 +56,8 @@ function hashOf(p: Place): string {
 }
 
 /** A child and its parent, else the first two runs: what Compare opens with. */
-function defaultPair(data: ViewData): [number, number] {
-  for (const root of forkForest(data.runs)) {
+function defaultPair(data: ViewData, forest: readonly TreeNode[]): [number, number] {
+  for (const root of forest) {
     const child = root.children[0];
     if (child) return [root.run.key, child.run.key];
   }
@@ -81,7 +82,9 @@ export function App(props: { data: ViewData }) {
   const { data } = props;
   const payloads = useMemo(() => data.runs.map((r) => new RunPayloads(r.key, r.steps.length)), [data]);
   const [ready, setReady] = useState(payloadsReady());
-  const [pairA, pairB] = defaultPair(data);
+  const forest = useMemo(() => forkForest(data.runs), [data]);
+  const forks = useMemo(() => forkIndex(forest), [forest]);
+  const [pairA, pairB] = defaultPair(data, forest);
   const start: Place = { tab: data.sweeps?.length ? "runs" : "run", run: 0, step: 0, a: pairA, b: pairB };
   const [place, setPlace] = useState<Place>(() => parseHash(location.hash, data, start) ?? start);
   const [theme, setTheme] = useState<Theme>(storedTheme);
@@ -380,6 +383,7 @@ export function App(props: { data: ViewData }) {
                 current={place.run}
                 onOpen={open}
                 onCompare={(a, b) => setPlace({ ...place, tab: "compare", a, b })}
+                forest={forest}
               />
             </>
           ) : place.tab === "compare" ? (
@@ -395,7 +399,7 @@ export function App(props: { data: ViewData }) {
           ) : (
             run && (
               <div class="run-view" ref={list}>
-                <RunHeader data={data} runKey={place.run} onOpen={open} />
+                <RunHeader data={data} runKey={place.run} parent={forks.parent.get(place.run)} onOpen={open} />
                 <div class="split">
                   <Timeline
                     run={run}
@@ -403,6 +407,7 @@ export function App(props: { data: ViewData }) {
                     onSelect={select}
                     hits={hitSteps}
                     broken={broken}
+                    forks={forksOf(forks, place.run)}
                     playing={playing}
                     onPlaying={setPlaying}
                   />
@@ -413,6 +418,8 @@ export function App(props: { data: ViewData }) {
                     payloads={payloads[place.run]!}
                     ready={ready}
                     onSelect={select}
+                    forks={forksOf(forks, place.run).get(place.step) ?? []}
+                    parent={forks.parent.get(place.run)}
                   />
                 </div>
               </div>
@@ -424,9 +431,15 @@ export function App(props: { data: ViewData }) {
   );
 }
 
-function RunHeader(props: { data: ViewData; runKey: number; onOpen: (run: number, step?: number) => void }) {
+function RunHeader(props: {
+  data: ViewData;
+  runKey: number;
+  /** The loaded run this one was forked from, if any. */
+  parent: RunMeta | undefined;
+  onOpen: (run: number, step?: number) => void;
+}) {
   const run = props.data.runs[props.runKey]!;
-  const parent = run.parentId !== null ? props.data.runs.find((r) => r.id === run.parentId) : undefined;
+  const { parent } = props;
   const { t0, t1 } = span(run);
   let models = 0;
   let tools = 0;

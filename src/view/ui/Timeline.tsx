@@ -21,6 +21,8 @@ export interface TimelineProps {
   hits: ReadonlySet<number>;
   /** Steps whose hash chain verify rejects. */
   broken: ReadonlySet<number>;
+  /** The runs forked from this one, by the step they forked at (forks.ts). */
+  forks: ReadonlyMap<number, readonly RunMeta[]>;
   /** Whether the player is moving the selection (App holds it: the p key toggles it). */
   playing: boolean;
   onPlaying: (playing: boolean) => void;
@@ -80,6 +82,7 @@ export function Timeline(props: TimelineProps) {
       s.nested ? "nested" : "",
       s.error ? "error" : "",
       i === run.forkAt ? "fork-point" : "",
+      props.forks.has(i) ? "forked-here" : "",
       props.hits.has(i) ? "hit" : "",
       props.broken.has(i) ? "broken" : "",
     ].join(" ");
@@ -106,6 +109,17 @@ export function Timeline(props: TimelineProps) {
             </span>
           )}
           {i === run.forkAt && <span class="mark fork-mark">fork point</span>}
+          {props.forks.has(i) && (
+            <span
+              class="mark fork-mark"
+              title={`forked here: ${props.forks
+                .get(i)!
+                .map((c) => c.id)
+                .join(", ")}`}
+            >
+              {props.forks.get(i)!.length === 1 ? "forked here" : `${props.forks.get(i)!.length} forks here`}
+            </span>
+          )}
           {s.text}
         </span>
         <span class="bar-cell" aria-hidden="true">
