@@ -27,6 +27,7 @@ import { saveTraceSync } from "../../src/store/index.js";
 import { TraceBuilder } from "../../src/trace/builder.js";
 import type { ViewData } from "../../src/view/model.js";
 import { stepDelay } from "../../src/view/ui/playback.js";
+import { ROW_HEIGHT } from "../../src/view/ui/rowHeight.js";
 import { guardedPage, launchChromium, screenshot, viewerReady, type GuardedPage } from "../helpers/browser.js";
 import { ROOT, runProcess, type ChildResult } from "../helpers/child.js";
 
@@ -406,6 +407,59 @@ describe("find", () => {
     await page.keyboard.press("Enter");
     await expect.poll(() => new URL(page.url()).hash).toBe(`#run-${rain}-step-${at}`);
     expect(await page.getByTestId("step-detail").textContent()).toContain("Gulbenkian");
+  });
+
+  it("filters the list to the tool steps, the keys move among them, and clearing lists every step", async () => {
+    const { page } = main;
+    const trip = data.runs[keyOf("trip")]!;
+    const tools = trip.steps.flatMap((s, i) => (s.type === "tool_call" || s.type === "tool_result" ? [i] : []));
+    expect(tools.length).toBeGreaterThan(2);
+    await open(page, `#run-${trip.key}-step-0`);
+    const rows = page.locator("[data-testid=timeline] [role=option]");
+    const listed = () => rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-step"))));
+    await expect.poll(listed).toEqual(trip.steps.map((_, i) => i));
+    await page.getByTestId("filter").selectOption("tool");
+    await expect.poll(listed).toEqual(tools);
+    expect(await page.getByTestId("filter-count").textContent()).toBe(`${tools.length} of ${trip.steps.length}`);
+    // one row after another, as the virtualized list places them
+    const tops = await rows.evaluateAll((els) => els.map((e) => (e as HTMLElement).style.top));
+    expect(tops).toEqual(tools.map((_, i) => `${i * ROW_HEIGHT}px`));
+    // the hidden selected step gave way to the first tool step; j and k move among the tool steps
+    const selected = page.locator("[data-testid=timeline] [aria-selected=true]");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools[0]));
+    await page.locator("[data-testid=timeline]").focus();
+    await page.keyboard.press("j");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools[1]));
+    await page.keyboard.press("End");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools.at(-1)));
+    await page.keyboard.press("k");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools.at(-2)));
+    expect(await page.getByTestId("step-detail").getAttribute("data-step")).toBe(String(tools.at(-2)));
+    await page.getByTestId("filter").selectOption("all");
+    await expect.poll(listed).toEqual(trip.steps.map((_, i) => i));
+    expect(await page.getByTestId("filter-count").count()).toBe(0);
+    await page.keyboard.press("j");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools.at(-2)! + 1));
+  });
+
+  it("filters the list to the search's hits while a search is on", async () => {
+    const { page } = main;
+    const rain = keyOf("trip-rain");
+    await open(page, `#run-${rain}-step-0`);
+    expect(await page.getByTestId("filter").locator('option[value="hits"]').isDisabled()).toBe(true);
+    await page.getByTestId("search").fill("Gulbenkian");
+    const hits = page.getByTestId("search-hit");
+    await expect.poll(() => hits.count()).toBeGreaterThan(0);
+    const found = await hits.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-step"))));
+    await page.getByTestId("filter").selectOption("hits");
+    const rows = page.locator("[data-testid=timeline] [role=option]");
+    await expect
+      .poll(() => rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-step")))))
+      .toEqual([...new Set(found)].sort((a, b) => a - b));
+    // no search, no hits to list: every step again
+    await page.getByTestId("search").fill("");
+    await expect.poll(() => page.getByTestId("filter").inputValue()).toBe("all");
+    await expect.poll(() => rows.count()).toBe(data.runs[rain]!.steps.length);
   });
 
   it("does not count a word that is only an object key", async () => {

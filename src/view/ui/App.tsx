@@ -16,6 +16,7 @@ import { forkForest, forkIndex, forksOf, type TreeNode } from "./forks.js";
 import { Chain, Runs } from "./Runs.js";
 import { StepDetail } from "./StepDetail.js";
 import { Sweeps } from "./Sweep.js";
+import { moveIn, shownSteps, type StepFilter } from "./stepFilter.js";
 import { payloadsReady, RunPayloads, type SearchHit } from "./store.js";
 import { Timeline } from "./Timeline.js";
 
@@ -92,6 +93,7 @@ export function App(props: { data: ViewData }) {
   const [hits, setHits] = useState<SearchHit[] | null>(null);
   const [active, setActive] = useState(0);
   const [playing, setPlaying] = useState(false);
+  const [filter, setFilter] = useState<StepFilter>("all");
   const search = useRef<HTMLInputElement>(null);
   const list = useRef<HTMLDivElement>(null);
 
@@ -160,7 +162,10 @@ export function App(props: { data: ViewData }) {
   const runSearch = (q: string): void => {
     setQuery(q);
     setActive(0);
-    if (q.trim() === "" || !ready) return setHits(null);
+    if (q.trim() === "" || !ready) {
+      if (filter === "hits") setFilter("all"); // no search, no hits to list
+      return setHits(null);
+    }
     const found: SearchHit[] = [];
     for (const p of payloads) {
       if (found.length >= SEARCH_LIMIT) break;
@@ -192,13 +197,14 @@ export function App(props: { data: ViewData }) {
       }
       if (place.tab !== "run" || !run) return;
       const inList = target.classList.contains("timeline") || target === document.body;
-      let next: ((step: number) => number) | undefined;
-      if (e.key === "j" || (inList && e.key === "ArrowDown")) next = (step) => step + 1;
-      else if (e.key === "k" || (inList && e.key === "ArrowUp")) next = (step) => step - 1;
-      else if (e.key === "g" || (inList && e.key === "Home")) next = () => 0;
-      else if (e.key === "G" || (inList && e.key === "End")) next = () => run.steps.length - 1;
-      else if (inList && e.key === "PageDown") next = (step) => step + 20;
-      else if (inList && e.key === "PageUp") next = (step) => step - 20;
+      // the keys move among the steps the filter shows
+      let move: number | "first" | "last" | undefined;
+      if (e.key === "j" || (inList && e.key === "ArrowDown")) move = 1;
+      else if (e.key === "k" || (inList && e.key === "ArrowUp")) move = -1;
+      else if (e.key === "g" || (inList && e.key === "Home")) move = "first";
+      else if (e.key === "G" || (inList && e.key === "End")) move = "last";
+      else if (inList && e.key === "PageDown") move = 20;
+      else if (inList && e.key === "PageUp") move = -20;
       else if (e.key === "p") {
         e.preventDefault();
         return setPlaying(!playing);
@@ -211,9 +217,10 @@ export function App(props: { data: ViewData }) {
         setActive(i);
         return goHit(hits[i]!);
       }
-      if (next === undefined) return;
+      if (move === undefined) return;
       e.preventDefault();
-      select(next);
+      const by = move;
+      select((step) => moveIn(shown, step, by));
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
@@ -223,6 +230,14 @@ export function App(props: { data: ViewData }) {
     () => new Set((hits ?? []).filter((h) => h.run === place.run).map((h) => h.step)),
     [hits, place.run],
   );
+  const shown = useMemo(() => (run ? shownSteps(run.steps, filter, hitSteps) : []), [run, filter, hitSteps]);
+  /** Lists the steps `f` keeps; a selected step it hides gives way to the next one shown (else the last). */
+  const changeFilter = (f: StepFilter): void => {
+    setFilter(f);
+    if (!run) return;
+    const keep = shownSteps(run.steps, f, hitSteps);
+    if (keep.length > 0 && !keep.includes(place.step)) select(keep.find((i) => i > place.step) ?? keep.at(-1)!);
+  };
   const broken = useMemo(
     () => new Set((run?.verify.problems ?? []).map((p) => p.stepIndex).filter((i): i is number => i !== null)),
     [place.run],
@@ -408,6 +423,10 @@ export function App(props: { data: ViewData }) {
                     hits={hitSteps}
                     broken={broken}
                     forks={forksOf(forks, place.run)}
+                    shown={shown}
+                    filter={filter}
+                    onFilter={changeFilter}
+                    searching={hits !== null}
                     playing={playing}
                     onPlaying={setPlaying}
                   />
