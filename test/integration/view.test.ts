@@ -613,6 +613,32 @@ describe("looks", () => {
     expect(await bg()).toBe("rgb(255, 255, 255)");
   });
 
+  it("fits a 1280x800 window: the list and the step side by side, nothing wider than the window", async () => {
+    const wide = await guardedPage(browser, (url) => url.split("#")[0] === pageUrl, {
+      viewport: { width: 1280, height: 800 },
+    });
+    pages.push(wide);
+    const { page } = wide;
+    const hashes = [
+      `#run-${keyOf("trip")}-step-3`,
+      `#run-${keyOf("trip")}-step-4`,
+      "#runs",
+      `#compare-${keyOf("trip")}-${keyOf("trip-picnic")}`,
+    ];
+    for (const hash of hashes) {
+      await open(page, hash);
+      if (hash.endsWith("step-3")) await page.getByTestId("edit-result").click();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), hash).toBeLessThanOrEqual(1280);
+      if (!hash.startsWith("#run-")) continue;
+      const list = (await page.getByTestId("timeline").boundingBox())!;
+      const detail = (await page.getByTestId("step-detail").boundingBox())!;
+      expect(detail.x, hash).toBeGreaterThanOrEqual(list.x + list.width - 1); // the step right of the list
+      expect(detail.x + detail.width, hash).toBeLessThanOrEqual(1280);
+      expect(detail.y, hash).toBeLessThan(list.y + list.height); // beside it, not below
+      expect(list.width, hash).toBeGreaterThanOrEqual(440);
+    }
+  });
+
   it("fits a phone-width window: one column, nothing wider than the screen", async () => {
     const phone = await guardedPage(browser, (url) => url.split("#")[0] === pageUrl, {
       viewport: { width: 390, height: 844 },
