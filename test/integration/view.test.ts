@@ -689,7 +689,7 @@ describe("live", () => {
     server.stdout!.on("data", (d) => (stdout += d));
     await expect.poll(() => /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout)?.[1], { timeout: 10_000 }).toBeTruthy();
     const url = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout)![1]!;
-    const live = await guardedPage(browser, (u) => u.startsWith(url));
+    const live = await guardedPage(browser, (u) => u.startsWith(url), { offline: false }); // loopback
     pages.push(live);
     await live.page.goto(url);
     await viewerReady(live.page);
@@ -704,7 +704,9 @@ describe("live", () => {
 });
 
 describe("the network", () => {
-  it("no page made a request other than its own file (or, served, its own server)", () => {
+  it("no page made a request other than its own file (or, served, its own server)", async () => {
+    // the file's pages had no network to reach at all
+    expect(await main.page.evaluate(() => navigator.onLine)).toBe(false);
     for (const p of pages) {
       expect(p.stray).toEqual([]);
       expect(p.errors).toEqual([]);
