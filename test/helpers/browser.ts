@@ -42,14 +42,16 @@ export interface GuardedPage {
 
 /**
  * A page in a context of its own, with every request routed: `allow` says which URLs may
- * load (the page's file); any other is aborted and recorded in `stray`.
+ * load (the page's file); any other is aborted and recorded in `stray`. The context is
+ * offline too, so the browser has no network at all; a page served on loopback
+ * (`--serve`) passes `{ offline: false }`.
  */
 export async function guardedPage(
   browser: Browser,
   allow: (url: string) => boolean,
   options: Parameters<Browser["newContext"]>[0] = {},
 ): Promise<GuardedPage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, offline: true, ...options });
   const stray: string[] = [];
   const errors: string[] = [];
   await context.route("**/*", (route) => {

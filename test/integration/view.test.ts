@@ -27,6 +27,7 @@ import { saveTraceSync } from "../../src/store/index.js";
 import { TraceBuilder } from "../../src/trace/builder.js";
 import type { ViewData } from "../../src/view/model.js";
 import { stepDelay } from "../../src/view/ui/playback.js";
+import { ROW_HEIGHT } from "../../src/view/ui/rowHeight.js";
 import { guardedPage, launchChromium, screenshot, viewerReady, type GuardedPage } from "../helpers/browser.js";
 import { ROOT, runProcess, type ChildResult } from "../helpers/child.js";
 
@@ -408,6 +409,59 @@ describe("find", () => {
     expect(await page.getByTestId("step-detail").textContent()).toContain("Gulbenkian");
   });
 
+  it("filters the list to the tool steps, the keys move among them, and clearing lists every step", async () => {
+    const { page } = main;
+    const trip = data.runs[keyOf("trip")]!;
+    const tools = trip.steps.flatMap((s, i) => (s.type === "tool_call" || s.type === "tool_result" ? [i] : []));
+    expect(tools.length).toBeGreaterThan(2);
+    await open(page, `#run-${trip.key}-step-0`);
+    const rows = page.locator("[data-testid=timeline] [role=option]");
+    const listed = () => rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-step"))));
+    await expect.poll(listed).toEqual(trip.steps.map((_, i) => i));
+    await page.getByTestId("filter").selectOption("tool");
+    await expect.poll(listed).toEqual(tools);
+    expect(await page.getByTestId("filter-count").textContent()).toBe(`${tools.length} of ${trip.steps.length}`);
+    // one row after another, as the virtualized list places them
+    const tops = await rows.evaluateAll((els) => els.map((e) => (e as HTMLElement).style.top));
+    expect(tops).toEqual(tools.map((_, i) => `${i * ROW_HEIGHT}px`));
+    // the hidden selected step gave way to the first tool step; j and k move among the tool steps
+    const selected = page.locator("[data-testid=timeline] [aria-selected=true]");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools[0]));
+    await page.locator("[data-testid=timeline]").focus();
+    await page.keyboard.press("j");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools[1]));
+    await page.keyboard.press("End");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools.at(-1)));
+    await page.keyboard.press("k");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools.at(-2)));
+    expect(await page.getByTestId("step-detail").getAttribute("data-step")).toBe(String(tools.at(-2)));
+    await page.getByTestId("filter").selectOption("all");
+    await expect.poll(listed).toEqual(trip.steps.map((_, i) => i));
+    expect(await page.getByTestId("filter-count").count()).toBe(0);
+    await page.keyboard.press("j");
+    await expect.poll(() => selected.getAttribute("data-step")).toBe(String(tools.at(-2)! + 1));
+  });
+
+  it("filters the list to the search's hits while a search is on", async () => {
+    const { page } = main;
+    const rain = keyOf("trip-rain");
+    await open(page, `#run-${rain}-step-0`);
+    expect(await page.getByTestId("filter").locator('option[value="hits"]').isDisabled()).toBe(true);
+    await page.getByTestId("search").fill("Gulbenkian");
+    const hits = page.getByTestId("search-hit");
+    await expect.poll(() => hits.count()).toBeGreaterThan(0);
+    const found = await hits.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-step"))));
+    await page.getByTestId("filter").selectOption("hits");
+    const rows = page.locator("[data-testid=timeline] [role=option]");
+    await expect
+      .poll(() => rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-step")))))
+      .toEqual([...new Set(found)].sort((a, b) => a - b));
+    // no search, no hits to list: every step again
+    await page.getByTestId("search").fill("");
+    await expect.poll(() => page.getByTestId("filter").inputValue()).toBe("all");
+    await expect.poll(() => rows.count()).toBe(data.runs[rain]!.steps.length);
+  });
+
   it("does not count a word that is only an object key", async () => {
     const { page } = main;
     await open(page, "#step-0");
@@ -435,6 +489,44 @@ describe("many runs", () => {
     const tampered = data.runs.find((r) => r.file.endsWith("tampered.json"))!.id;
     expect(roots.sort()).toEqual(["odd", "parallel", "trip", tampered].sort());
     await screenshot(page, "fork-tree");
+  });
+
+  it("marks where children forked in the parent's timeline, and links parent and child at the fork point", async () => {
+    const { page } = main;
+    const trip = keyOf("trip");
+    const rain = keyOf("trip-rain");
+    const picnic = keyOf("trip-picnic");
+    await open(page, `#run-${trip}-step-0`);
+    const marked = page.locator("[data-testid=timeline] .row.forked-here");
+    await expect
+      .poll(() => marked.evaluateAll((els) => els.map((e) => e.getAttribute("data-step"))))
+      .toEqual(["3", "7"]);
+    expect(await stepRow(page, 3).locator(".fork-mark").textContent()).toBe("forked here");
+    // the fork step's detail names each child forked there, linked at its fork point
+    await stepRow(page, 7).click();
+    const children = page.getByTestId("fork-child");
+    expect(await children.evaluateAll((els) => els.map((e) => e.getAttribute("data-run-id")))).toEqual(["trip-picnic"]);
+    expect(await children.first().getAttribute("href")).toBe(`#run-${picnic}-step-7`);
+    await stepRow(page, 3).click();
+    expect(await children.evaluateAll((els) => els.map((e) => e.getAttribute("data-run-id")))).toEqual(["trip-rain"]);
+    await children.first().click();
+    await expect.poll(() => page.getByTestId("run-id").textContent()).toBe("trip-rain");
+    expect(new URL(page.url()).hash).toBe(`#run-${rain}-step-3`);
+    expect(await page.getByTestId("step-detail").getAttribute("data-step")).toBe("3");
+    expect(await stepRow(page, 3).getAttribute("class")).toContain("fork-point");
+    expect(await page.locator("[data-testid=timeline] .row.forked-here").count()).toBe(0);
+    // back to the parent at that step, from the child's fork note
+    const back = page.getByTestId("fork-parent");
+    expect(await back.textContent()).toBe("trip at step 3");
+    await back.click();
+    await expect.poll(() => page.getByTestId("run-id").textContent()).toBe("trip");
+    expect(new URL(page.url()).hash).toBe(`#run-${trip}-step-3`);
+    expect(await page.getByTestId("step-detail").getAttribute("data-step")).toBe("3");
+    // the child's header links the parent at the fork point too
+    await open(page, `#run-${picnic}-step-0`);
+    await page.locator(".run-head").getByRole("button", { name: "trip", exact: true }).click();
+    await expect.poll(() => new URL(page.url()).hash).toBe(`#run-${trip}-step-7`);
+    expect(await page.getByTestId("step-detail").getAttribute("data-step")).toBe("7");
   });
 
   it("shows a child beside its parent from the first divergence, the step blackbox diff reports", async () => {
@@ -521,6 +613,32 @@ describe("looks", () => {
     expect(await bg()).toBe("rgb(255, 255, 255)");
   });
 
+  it("fits a 1280x800 window: the list and the step side by side, nothing wider than the window", async () => {
+    const wide = await guardedPage(browser, (url) => url.split("#")[0] === pageUrl, {
+      viewport: { width: 1280, height: 800 },
+    });
+    pages.push(wide);
+    const { page } = wide;
+    const hashes = [
+      `#run-${keyOf("trip")}-step-3`,
+      `#run-${keyOf("trip")}-step-4`,
+      "#runs",
+      `#compare-${keyOf("trip")}-${keyOf("trip-picnic")}`,
+    ];
+    for (const hash of hashes) {
+      await open(page, hash);
+      if (hash.endsWith("step-3")) await page.getByTestId("edit-result").click();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), hash).toBeLessThanOrEqual(1280);
+      if (!hash.startsWith("#run-")) continue;
+      const list = (await page.getByTestId("timeline").boundingBox())!;
+      const detail = (await page.getByTestId("step-detail").boundingBox())!;
+      expect(detail.x, hash).toBeGreaterThanOrEqual(list.x + list.width - 1); // the step right of the list
+      expect(detail.x + detail.width, hash).toBeLessThanOrEqual(1280);
+      expect(detail.y, hash).toBeLessThan(list.y + list.height); // beside it, not below
+      expect(list.width, hash).toBeGreaterThanOrEqual(440);
+    }
+  });
+
   it("fits a phone-width window: one column, nothing wider than the screen", async () => {
     const phone = await guardedPage(browser, (url) => url.split("#")[0] === pageUrl, {
       viewport: { width: 390, height: 844 },
@@ -571,7 +689,7 @@ describe("live", () => {
     server.stdout!.on("data", (d) => (stdout += d));
     await expect.poll(() => /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout)?.[1], { timeout: 10_000 }).toBeTruthy();
     const url = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout)![1]!;
-    const live = await guardedPage(browser, (u) => u.startsWith(url));
+    const live = await guardedPage(browser, (u) => u.startsWith(url), { offline: false }); // loopback
     pages.push(live);
     await live.page.goto(url);
     await viewerReady(live.page);
@@ -586,7 +704,9 @@ describe("live", () => {
 });
 
 describe("the network", () => {
-  it("no page made a request other than its own file (or, served, its own server)", () => {
+  it("no page made a request other than its own file (or, served, its own server)", async () => {
+    // the file's pages had no network to reach at all
+    expect(await main.page.evaluate(() => navigator.onLine)).toBe(false);
     for (const p of pages) {
       expect(p.stray).toEqual([]);
       expect(p.errors).toEqual([]);

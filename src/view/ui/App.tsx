@@ -9,12 +9,14 @@
  * their own.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { ViewData } from "../model.js";
+import type { RunMeta, ViewData } from "../model.js";
 import { Compare } from "./Compare.js";
 import { bytes, duration, isoTime, plural, span } from "./format.js";
-import { Chain, forkForest, Runs } from "./Runs.js";
+import { forkForest, forkIndex, forksOf, type TreeNode } from "./forks.js";
+import { Chain, Runs } from "./Runs.js";
 import { StepDetail } from "./StepDetail.js";
 import { Sweeps } from "./Sweep.js";
+import { moveIn, shownSteps, type StepFilter } from "./stepFilter.js";
 import { payloadsReady, RunPayloads, type SearchHit } from "./store.js";
 import { Timeline } from "./Timeline.js";
 
@@ -55,8 +57,8 @@ function hashOf(p: Place): string {
 }
 
 /** A child and its parent, else the first two runs: what Compare opens with. */
-function defaultPair(data: ViewData): [number, number] {
-  for (const root of forkForest(data.runs)) {
+function defaultPair(data: ViewData, forest: readonly TreeNode[]): [number, number] {
+  for (const root of forest) {
     const child = root.children[0];
     if (child) return [root.run.key, child.run.key];
   }
@@ -81,7 +83,9 @@ export function App(props: { data: ViewData }) {
   const { data } = props;
   const payloads = useMemo(() => data.runs.map((r) => new RunPayloads(r.key, r.steps.length)), [data]);
   const [ready, setReady] = useState(payloadsReady());
-  const [pairA, pairB] = defaultPair(data);
+  const forest = useMemo(() => forkForest(data.runs), [data]);
+  const forks = useMemo(() => forkIndex(forest), [forest]);
+  const [pairA, pairB] = defaultPair(data, forest);
   const start: Place = { tab: data.sweeps?.length ? "runs" : "run", run: 0, step: 0, a: pairA, b: pairB };
   const [place, setPlace] = useState<Place>(() => parseHash(location.hash, data, start) ?? start);
   const [theme, setTheme] = useState<Theme>(storedTheme);
@@ -89,6 +93,7 @@ export function App(props: { data: ViewData }) {
   const [hits, setHits] = useState<SearchHit[] | null>(null);
   const [active, setActive] = useState(0);
   const [playing, setPlaying] = useState(false);
+  const [filter, setFilter] = useState<StepFilter>("all");
   const search = useRef<HTMLInputElement>(null);
   const list = useRef<HTMLDivElement>(null);
 
@@ -157,7 +162,10 @@ export function App(props: { data: ViewData }) {
   const runSearch = (q: string): void => {
     setQuery(q);
     setActive(0);
-    if (q.trim() === "" || !ready) return setHits(null);
+    if (q.trim() === "" || !ready) {
+      if (filter === "hits") setFilter("all"); // no search, no hits to list
+      return setHits(null);
+    }
     const found: SearchHit[] = [];
     for (const p of payloads) {
       if (found.length >= SEARCH_LIMIT) break;
@@ -189,13 +197,14 @@ export function App(props: { data: ViewData }) {
       }
       if (place.tab !== "run" || !run) return;
       const inList = target.classList.contains("timeline") || target === document.body;
-      let next: ((step: number) => number) | undefined;
-      if (e.key === "j" || (inList && e.key === "ArrowDown")) next = (step) => step + 1;
-      else if (e.key === "k" || (inList && e.key === "ArrowUp")) next = (step) => step - 1;
-      else if (e.key === "g" || (inList && e.key === "Home")) next = () => 0;
-      else if (e.key === "G" || (inList && e.key === "End")) next = () => run.steps.length - 1;
-      else if (inList && e.key === "PageDown") next = (step) => step + 20;
-      else if (inList && e.key === "PageUp") next = (step) => step - 20;
+      // the keys move among the steps the filter shows
+      let move: number | "first" | "last" | undefined;
+      if (e.key === "j" || (inList && e.key === "ArrowDown")) move = 1;
+      else if (e.key === "k" || (inList && e.key === "ArrowUp")) move = -1;
+      else if (e.key === "g" || (inList && e.key === "Home")) move = "first";
+      else if (e.key === "G" || (inList && e.key === "End")) move = "last";
+      else if (inList && e.key === "PageDown") move = 20;
+      else if (inList && e.key === "PageUp") move = -20;
       else if (e.key === "p") {
         e.preventDefault();
         return setPlaying(!playing);
@@ -208,9 +217,10 @@ export function App(props: { data: ViewData }) {
         setActive(i);
         return goHit(hits[i]!);
       }
-      if (next === undefined) return;
+      if (move === undefined) return;
       e.preventDefault();
-      select(next);
+      const by = move;
+      select((step) => moveIn(shown, step, by));
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
@@ -220,6 +230,14 @@ export function App(props: { data: ViewData }) {
     () => new Set((hits ?? []).filter((h) => h.run === place.run).map((h) => h.step)),
     [hits, place.run],
   );
+  const shown = useMemo(() => (run ? shownSteps(run.steps, filter, hitSteps) : []), [run, filter, hitSteps]);
+  /** Lists the steps `f` keeps; a selected step it hides gives way to the next one shown (else the last). */
+  const changeFilter = (f: StepFilter): void => {
+    setFilter(f);
+    if (!run) return;
+    const keep = shownSteps(run.steps, f, hitSteps);
+    if (keep.length > 0 && !keep.includes(place.step)) select(keep.find((i) => i > place.step) ?? keep.at(-1)!);
+  };
   const broken = useMemo(
     () => new Set((run?.verify.problems ?? []).map((p) => p.stepIndex).filter((i): i is number => i !== null)),
     [place.run],
@@ -380,6 +398,7 @@ export function App(props: { data: ViewData }) {
                 current={place.run}
                 onOpen={open}
                 onCompare={(a, b) => setPlace({ ...place, tab: "compare", a, b })}
+                forest={forest}
               />
             </>
           ) : place.tab === "compare" ? (
@@ -395,7 +414,7 @@ export function App(props: { data: ViewData }) {
           ) : (
             run && (
               <div class="run-view" ref={list}>
-                <RunHeader data={data} runKey={place.run} onOpen={open} />
+                <RunHeader data={data} runKey={place.run} parent={forks.parent.get(place.run)} onOpen={open} />
                 <div class="split">
                   <Timeline
                     run={run}
@@ -403,6 +422,11 @@ export function App(props: { data: ViewData }) {
                     onSelect={select}
                     hits={hitSteps}
                     broken={broken}
+                    forks={forksOf(forks, place.run)}
+                    shown={shown}
+                    filter={filter}
+                    onFilter={changeFilter}
+                    searching={hits !== null}
                     playing={playing}
                     onPlaying={setPlaying}
                   />
@@ -413,6 +437,8 @@ export function App(props: { data: ViewData }) {
                     payloads={payloads[place.run]!}
                     ready={ready}
                     onSelect={select}
+                    forks={forksOf(forks, place.run).get(place.step) ?? []}
+                    parent={forks.parent.get(place.run)}
                   />
                 </div>
               </div>
@@ -424,9 +450,15 @@ export function App(props: { data: ViewData }) {
   );
 }
 
-function RunHeader(props: { data: ViewData; runKey: number; onOpen: (run: number, step?: number) => void }) {
+function RunHeader(props: {
+  data: ViewData;
+  runKey: number;
+  /** The loaded run this one was forked from, if any. */
+  parent: RunMeta | undefined;
+  onOpen: (run: number, step?: number) => void;
+}) {
   const run = props.data.runs[props.runKey]!;
-  const parent = run.parentId !== null ? props.data.runs.find((r) => r.id === run.parentId) : undefined;
+  const { parent } = props;
   const { t0, t1 } = span(run);
   let models = 0;
   let tools = 0;

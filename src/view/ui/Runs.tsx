@@ -5,43 +5,15 @@
  */
 import type { RunGroup, RunMeta, ViewData } from "../model.js";
 import { bytes, isoTime, plural, TYPE_LABEL } from "./format.js";
+import type { TreeNode } from "./forks.js";
 
 export interface RunsProps {
   data: ViewData;
   current: number;
   onOpen: (run: number, step?: number) => void;
   onCompare: (a: number, b: number) => void;
-}
-
-interface TreeNode {
-  run: RunMeta;
-  children: TreeNode[];
-}
-
-/** The fork forest: each run under the loaded run its parentId names (first one with that id). */
-export function forkForest(runs: readonly RunMeta[]): TreeNode[] {
-  const nodes = runs.map((run) => ({ run, children: [] as TreeNode[] }));
-  const byId = new Map<string, TreeNode>();
-  for (const n of nodes) if (!byId.has(n.run.id)) byId.set(n.run.id, n);
-  const roots: TreeNode[] = [];
-  for (const n of nodes) {
-    const parent = n.run.parentId !== null ? byId.get(n.run.parentId) : undefined;
-    // a cycle of parentIds (edited cassettes) would hide its runs: they become roots
-    if (parent && parent !== n && !isAbove(n, parent)) parent.children.push(n);
-    else roots.push(n);
-  }
-  for (const n of nodes) n.children.sort((a, b) => (a.run.forkAt ?? 0) - (b.run.forkAt ?? 0));
-  return roots;
-}
-
-function isAbove(node: TreeNode, other: TreeNode): boolean {
-  const stack = [...node.children];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n === other) return true;
-    stack.push(...n.children);
-  }
-  return false;
+  /** The fork forest of data.runs (App works it out once, forks.ts). */
+  forest: readonly TreeNode[];
 }
 
 function Outcome(props: { run: RunMeta }) {
@@ -196,8 +168,7 @@ function GroupView(props: RunsProps & { group: RunGroup }) {
 }
 
 export function Runs(props: RunsProps) {
-  const { data } = props;
-  const forest = forkForest(data.runs);
+  const { data, forest } = props;
   return (
     <div class="runs" data-testid="runs-view">
       <section class="section">

@@ -22,9 +22,16 @@ export interface StepDetailProps {
   payloads: RunPayloads;
   ready: boolean;
   onSelect: (step: number) => void;
+  /** The loaded runs forked from this one at this step. */
+  forks: readonly RunMeta[];
+  /** The loaded run this one was forked from, if any. */
+  parent: RunMeta | undefined;
 }
 
 const SHOW_MESSAGES = 40;
+
+/** The address of a run's step, as the page reads it (App.tsx parseHash). */
+const stepLink = (run: number, step: number): string => `#run-${run}-step-${step}`;
 
 export function StepDetail(props: StepDetailProps) {
   const { run, step } = props;
@@ -78,8 +85,30 @@ export function StepDetail(props: StepDetailProps) {
         </div>
       )}
       {step === run.forkAt && (
-        <p class="note fork-note">
-          This run was forked from <code>{run.parentId}</code> here: the steps before it are copied from the parent.
+        <p class="note fork-note" data-testid="fork-note">
+          This run was forked from{" "}
+          {props.parent ? (
+            <a class="link" href={stepLink(props.parent.key, step)} data-testid="fork-parent">
+              {props.parent.id} at step {step}
+            </a>
+          ) : (
+            <code>{run.parentId}</code>
+          )}{" "}
+          here: the steps before it are copied from the parent.
+        </p>
+      )}
+      {props.forks.length > 0 && (
+        <p class="note fork-note" data-testid="forks-here">
+          forks here:{" "}
+          {props.forks.map((c, i) => (
+            <Fragment key={c.key}>
+              {i > 0 && ", "}
+              <a class="link" href={stepLink(c.key, step)} data-testid="fork-child" data-run-id={c.id}>
+                {c.id}
+              </a>
+            </Fragment>
+          ))}{" "}
+          (each opens at its fork point)
         </p>
       )}
       <Body {...props} payload={payload} />

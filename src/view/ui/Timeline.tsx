@@ -10,6 +10,7 @@ import type { RunMeta } from "../model.js";
 import { duration, elapsed, span, TYPE_LABEL } from "./format.js";
 import { SPEEDS, speedLabel, stepDelay, type Speed } from "./playback.js";
 import { ROW_HEIGHT } from "./rowHeight.js";
+import { FILTERS, moveIn, positionOf, type StepFilter } from "./stepFilter.js";
 
 const OVERSCAN = 8;
 
@@ -21,6 +22,14 @@ export interface TimelineProps {
   hits: ReadonlySet<number>;
   /** Steps whose hash chain verify rejects. */
   broken: ReadonlySet<number>;
+  /** The runs forked from this one, by the step they forked at (forks.ts). */
+  forks: ReadonlyMap<number, readonly RunMeta[]>;
+  /** The steps the filter shows, in order (stepFilter.ts): the list draws these, one row each. */
+  shown: readonly number[];
+  filter: StepFilter;
+  onFilter: (filter: StepFilter) => void;
+  /** Whether a search is active (the "search hits" filter needs one). */
+  searching: boolean;
   /** Whether the player is moving the selection (App holds it: the p key toggles it). */
   playing: boolean;
   onPlaying: (playing: boolean) => void;
@@ -46,11 +55,13 @@ export function Timeline(props: TimelineProps) {
   useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
-    const y = selected * ROW_HEIGHT;
+    const at = positionOf(props.shown, selected);
+    if (props.shown[at] !== selected) return setTop(el.scrollTop); // the filter hides it
+    const y = at * ROW_HEIGHT;
     if (y < el.scrollTop) el.scrollTop = y;
     else if (y + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = y + ROW_HEIGHT - el.clientHeight;
     setTop(el.scrollTop);
-  }, [selected, run.key]);
+  }, [selected, run.key, props.shown]);
 
   useEffect(() => () => cancelAnimationFrame(frame.current), []);
 
@@ -62,13 +73,15 @@ export function Timeline(props: TimelineProps) {
     frame.current = requestAnimationFrame(() => setTop(box.current?.scrollTop ?? 0));
   };
 
-  const count = run.steps.length;
+  const { shown } = props;
+  const count = shown.length;
   const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(count, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
   const { t0, t1 } = span(run);
   const scale = t1 > t0 ? 100 / (t1 - t0) : 0;
   const rows = [];
-  for (let i = first; i < last; i++) {
+  for (let row = first; row < last; row++) {
+    const i = shown[row]!;
     const s = run.steps[i]!;
     const start = (s.timestamp - t0) * scale;
     const took = s.end !== null ? s.end - s.timestamp : null;
@@ -80,6 +93,7 @@ export function Timeline(props: TimelineProps) {
       s.nested ? "nested" : "",
       s.error ? "error" : "",
       i === run.forkAt ? "fork-point" : "",
+      props.forks.has(i) ? "forked-here" : "",
       props.hits.has(i) ? "hit" : "",
       props.broken.has(i) ? "broken" : "",
     ].join(" ");
@@ -89,10 +103,10 @@ export function Timeline(props: TimelineProps) {
         id={`step-row-${i}`}
         role="option"
         aria-selected={i === selected}
-        aria-posinset={i + 1}
+        aria-posinset={row + 1}
         aria-setsize={count}
         class={classes}
-        style={{ top: `${i * ROW_HEIGHT}px`, height: `${ROW_HEIGHT}px` }}
+        style={{ top: `${row * ROW_HEIGHT}px`, height: `${ROW_HEIGHT}px` }}
         data-step={i}
         onClick={() => props.onSelect(i)}
       >
@@ -106,6 +120,17 @@ export function Timeline(props: TimelineProps) {
             </span>
           )}
           {i === run.forkAt && <span class="mark fork-mark">fork point</span>}
+          {props.forks.has(i) && (
+            <span
+              class="mark fork-mark"
+              title={`forked here: ${props.forks
+                .get(i)!
+                .map((c) => c.id)
+                .join(", ")}`}
+            >
+              {props.forks.get(i)!.length === 1 ? "forked here" : `${props.forks.get(i)!.length} forks here`}
+            </span>
+          )}
           {s.text}
         </span>
         <span class="bar-cell" aria-hidden="true">
@@ -155,6 +180,26 @@ export function Timeline(props: TimelineProps) {
             ))}
           </select>
         </label>
+        <label class="field inline filter">
+          <span>show</span>
+          <select
+            value={props.filter}
+            onChange={(e) => props.onFilter((e.target as HTMLSelectElement).value as StepFilter)}
+            aria-label="Steps to list"
+            data-testid="filter"
+          >
+            {FILTERS.map((f) => (
+              <option key={f.value} value={f.value} disabled={f.value === "hits" && !props.searching}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {props.filter !== "all" && (
+          <span class="muted filter-count" role="status" data-testid="filter-count">
+            {count} of {run.steps.length}
+          </span>
+        )}
       </div>
       <div
         class="timeline"
@@ -163,7 +208,7 @@ export function Timeline(props: TimelineProps) {
         role="listbox"
         tabIndex={0}
         aria-label={`Steps of run ${run.id} (j/k or arrow keys to move)`}
-        aria-activedescendant={count > 0 ? `step-row-${selected}` : undefined}
+        aria-activedescendant={shown[positionOf(shown, selected)] === selected ? `step-row-${selected}` : undefined}
         data-testid="timeline"
       >
         <div class="spacer" style={{ height: `${count * ROW_HEIGHT}px` }}>
@@ -176,12 +221,13 @@ export function Timeline(props: TimelineProps) {
 
 /**
  * The player's timer: while playing, waits on the selected step as long as stepDelay says,
- * then selects the next. It remembers the step it moved to: a selection it did not make (a
- * key, a click, a search hit, the address, another run) pauses it. Played from the last
- * step it starts again at the first, and it stops on reaching the last.
+ * then selects the next shown step (with a filter, the wait is the recorded gap to that
+ * step). It remembers the step it moved to: a selection it did not make (a key, a click, a
+ * search hit, the address, another run) pauses it. Played from the last shown step it
+ * starts again at the first, and it stops on reaching the last.
  */
 function usePlayer(props: TimelineProps, speed: Speed): void {
-  const { run, selected, playing, onPlaying, onSelect } = props;
+  const { run, selected, shown, playing, onPlaying, onSelect } = props;
   /** Where the player last was: the run and the step, null while paused. */
   const at = useRef<{ run: number; step: number } | null>(null);
   useEffect(() => {
@@ -189,26 +235,27 @@ function usePlayer(props: TimelineProps, speed: Speed): void {
       at.current = null;
       return;
     }
-    const last = run.steps.length - 1;
+    const last = shown[shown.length - 1] ?? -1;
     if (at.current === null) {
       // just started: from the selected step, or from the first when at the end
       at.current = { run: run.key, step: selected };
-      if (selected >= last && last > 0) {
-        at.current.step = 0;
-        onSelect(0);
+      if (selected >= last && shown.length > 1) {
+        at.current.step = shown[0]!;
+        onSelect(shown[0]!);
         return;
       }
     } else if (at.current.run !== run.key || at.current.step !== selected) {
       return onPlaying(false); // someone else moved
     }
-    const wait = stepDelay(run.steps, selected, speed);
+    const next = moveIn(shown, selected, 1);
+    const wait = next > selected ? stepDelay([run.steps[selected]!, run.steps[next]!], 0, speed) : undefined;
     if (wait === undefined) return onPlaying(false); // the last step: done
     const timer = setTimeout(() => {
-      at.current = { run: run.key, step: selected + 1 };
-      onSelect(selected + 1);
+      at.current = { run: run.key, step: next };
+      onSelect(next);
     }, wait);
     return () => clearTimeout(timer);
-  }, [playing, selected, run.key, speed]);
+  }, [playing, selected, run.key, speed, shown]);
   // leaving the run's view stops the play-back
   useEffect(() => () => onPlaying(false), []);
 }
