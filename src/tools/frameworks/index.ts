@@ -1,13 +1,13 @@
 /**
  * The frameworks whose tool runs are captured with no config (one file a framework, each a
  * FrameworkTarget: types.ts); one more framework is one more entry here (an MCP server's
- * tools are reached through the MCP SDK's Client: mcp.ts). Mastra is not
- * here: it declares Node >= 22 (docs/tools.md).
+ * tools are reached through the MCP SDK's Client: mcp.ts).
  */
 import { agentsSdk } from "./agentsSdk.js";
 import { aiSdk } from "./aiSdk.js";
 import { anthropicToolRunner } from "./anthropic.js";
 import { langchain } from "./langchain.js";
+import { mastra } from "./mastra.js";
 import { mcp } from "./mcp.js";
 import { openaiRunTools } from "./openaiRunTools.js";
 import type { FrameworkTarget } from "./types.js";
@@ -19,4 +19,5 @@ export const FRAMEWORK_TARGETS: readonly FrameworkTarget[] = [
   openaiRunTools,
   agentsSdk,
   mcp,
+  mastra,
 ];
