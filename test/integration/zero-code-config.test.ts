@@ -146,7 +146,7 @@ test("an export hidden behind `export *` is checked when the module loads, with 
   );
   const err = await refused(dir);
   expect(err).toBe(
-    `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "reexport.mjs")} has no function export "nope" (it is not exported); fix the export name (a function, or an SDK tool runner's tool object: betaTool(), betaZodTool(), a runTools() function tool)\n`,
+    `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "reexport.mjs")} has no function export "nope" (it is not exported); fix the export name (a function, or a tool object: betaTool(), betaZodTool(), a runTools() function tool, an AI SDK tool(), a LangChain tool, an Agents SDK tool())\n`,
   );
 });
 

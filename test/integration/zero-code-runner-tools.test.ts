@@ -212,7 +212,7 @@ describe("a config naming a tool runner's tool object", () => {
       'export const weatherTool = { name: "get_weather", description: "no run function" };\n',
     );
     expect(await refusedAtLoad(dir)).toBe(
-      `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "tools.mjs")} has no function export "weatherTool" (it is a object); fix the export name (a function, or an SDK tool runner's tool object: betaTool(), betaZodTool(), a runTools() function tool)\n`,
+      `blackbox: ${join(dir, "blackbox.config.mjs")}: tools[0]: ${join(dir, "tools.mjs")} has no function export "weatherTool" (it is a object); fix the export name (a function, or a tool object: betaTool(), betaZodTool(), a runTools() function tool, an AI SDK tool(), a LangChain tool, an Agents SDK tool())\n`,
     );
   });
 
