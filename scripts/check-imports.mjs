@@ -29,7 +29,9 @@ const LAYERS = {
   "assert.ts": 8,
   "sweep.ts": 8,
   "register.ts": 8,
+  "testing/": 8,
   "vitest/": 8,
+  "jest/": 8,
   "cli/": 9,
   "index.ts": 10,
 };
