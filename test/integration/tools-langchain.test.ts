@@ -3,7 +3,8 @@
  * call is captured where @langchain/core runs it (src/tools/frameworks/langchain.ts), under
  * the tool's name with the model's arguments alone, and answered from the cassette in
  * offline replays, where the tool never runs. LangGraph's createReactAgent (its ToolNode),
- * and a loop of the agent's own calling tool.invoke(toolCall); both providers.
+ * and a loop of the agent's own calling tool.invoke(toolCall); both providers. The legacy
+ * AgentExecutor of @langchain/classic (createToolCallingAgent) runs its tools the same way.
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,7 +16,7 @@ import { SDK_APPS, useZeroCodeFixture } from "./zeroCodeHelpers.js";
 const APP = join(SDK_APPS, "langchain", "inline");
 /** The package under test, as the in-code agents import it. */
 const PACKAGE = pathToFileURL(join(ROOT, "dist", "index.js")).href;
-const fx = useZeroCodeFixture("langchain");
+const fx = useZeroCodeFixture("langchain", "langchain-classic");
 
 describe("LangChain.js, with its tool inline", () => {
   it.each([
@@ -38,6 +39,33 @@ describe("LangChain.js, with its tool inline", () => {
         },
         dir: fx.dir,
         name: `${wire}-${mode}`,
+        tool: "get_weather",
+        input: { city: "Lisbon" },
+      });
+    },
+    60_000,
+  );
+});
+
+describe("LangChain.js's legacy AgentExecutor (@langchain/classic), with its tool inline", () => {
+  it.each([["anthropic"], ["openai"]] as const)(
+    "%s: recorded under its name with the model's arguments; offline replays never run it",
+    async (wire) => {
+      await inlineToolRecordedAndReplayed({
+        fake: fx.fake,
+        wire,
+        // createToolCallingAgent streams the model unless told not to.
+        streamed: true,
+        cwd: join(SDK_APPS, "langchain-classic"),
+        args: ["agent.mjs", wire],
+        env: {
+          ANTHROPIC_BASE_URL: fx.fake.anthropicUrl,
+          OPENAI_BASE_URL: fx.fake.openaiUrl,
+          ANTHROPIC_API_KEY: "sk-ant-langchain-0000",
+          OPENAI_API_KEY: "sk-langchain-0000",
+        },
+        dir: fx.dir,
+        name: `classic-${wire}`,
         tool: "get_weather",
         input: { city: "Lisbon" },
       });
