@@ -1,7 +1,8 @@
 /**
  * An MCP client shaped like the MCP quickstart's (an Anthropic client, the MCP SDK's Client
  * over stdio or Streamable HTTP to our own weather server, its tools handed to the model,
- * `client.callTool` on each tool_use), recorded with no config and no code change: connect,
+ * `client.callTool` on each tool_use; agent-openai.mjs the same with the OpenAI SDK's chat
+ * completions and function tools), recorded with no config and no code change: connect,
  * listTools and each callTool are tool steps (src/tools/frameworks/mcp.ts). Offline replays
  * run with the server script deleted from disk: no server starts, the server's tool never
  * runs (its side-effect file stays absent) and the agent prints what it printed recorded.
@@ -13,7 +14,7 @@ import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Trace } from "../../src/trace/types.js";
 import { runProcess } from "../helpers/child.js";
-import { anthropicMessage } from "../helpers/fakeProvider.js";
+import { anthropicMessage, openaiCompletion } from "../helpers/fakeProvider.js";
 import {
   BIN,
   blackboxCli,
@@ -54,17 +55,27 @@ async function httpServer(script: string, env: Record<string, string>): Promise<
   return { url: first.trim(), stop: () => child.kill() };
 }
 
-/** The model asks for Lisbon's weather, then Atlantis's (the tool's isError), then answers. */
-function queueWeather(): void {
+/** agent-openai.mjs drives the MCP tools with the OpenAI SDK (chat completions), the others with Anthropic's. */
+const viaOpenai = (agent: string) => agent.startsWith("agent-openai");
+
+/** The model asks for Lisbon's weather, then Atlantis's (the tool's isError), then answers, in `agent`'s wire format. */
+function queueWeather(agent = "agent.mjs"): void {
+  const reply = viaOpenai(agent) ? openaiCompletion : anthropicMessage;
   fx.fake.enqueue(
-    { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) },
-    { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Atlantis" } }] }) },
-    { json: anthropicMessage({ text: "Sunny in Lisbon." }) },
+    { json: reply({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }) },
+    { json: reply({ toolCalls: [{ name: "get_weather", input: { city: "Atlantis" } }] }) },
+    { json: reply({ text: "Sunny in Lisbon." }) },
   );
 }
 
 function agentEnv(extra: Record<string, string | undefined>): Record<string, string | undefined> {
-  return { ANTHROPIC_BASE_URL: fx.fake.anthropicUrl, ANTHROPIC_API_KEY: "sk-ant-mcp-0000", ...extra };
+  return {
+    ANTHROPIC_BASE_URL: fx.fake.anthropicUrl,
+    ANTHROPIC_API_KEY: "sk-ant-mcp-0000",
+    OPENAI_BASE_URL: fx.fake.openaiUrl,
+    OPENAI_API_KEY: "sk-mcp-openai-0000",
+    ...extra,
+  };
 }
 
 interface Recorded {
@@ -74,7 +85,7 @@ interface Recorded {
   /** The agent's environment naming the (now deleted) server: what a replay runs with. */
   env: Record<string, string | undefined>;
   log: string;
-  /** agent.mjs, or agent.cjs (the SDK's CommonJS build). */
+  /** agent.mjs, agent.cjs (the SDK's CommonJS build) or agent-openai.mjs (the OpenAI SDK driving the tools). */
   agent: string;
 }
 
@@ -95,7 +106,7 @@ async function record(
     stop = http.stop;
     env = agentEnv({ MCP_URL: http.url });
   } else env = agentEnv({ MCP_SERVER: server.script, ...serverEnv });
-  queueWeather();
+  queueWeather(agent);
   const seen = fx.fake.requests.length;
   try {
     const r = await hookedNode(APP, [agent, kind, QUESTION], {
@@ -140,6 +151,8 @@ describe.each([
   ["stdio", "agent.mjs"],
   ["http", "agent.mjs"],
   ["stdio", "agent.cjs"],
+  ["stdio", "agent-openai.mjs"],
+  ["http", "agent-openai.mjs"],
 ] as const)("an MCP quickstart client over %s (%s)", (kind, agent) => {
   let rec: Recorded;
 
