@@ -260,3 +260,36 @@ describe("an MCP client, recorded again or forked", () => {
     expect(child.steps[lisbon]!.payload).toMatchObject({ result: JSON.parse(set) });
   }, 90_000);
 });
+
+describe("an MCP server's request to the client", () => {
+  it("a sampling/createMessage the client handles fails the recording by name, and no cassette is written", async () => {
+    const server = serverCopy("sampling");
+    const log = join(fx.dir, "sampling.log");
+    const cassette = join(fx.dir, "sampling.json");
+    fx.fake.enqueue(
+      { json: anthropicMessage({ toolCalls: [{ name: "describe_weather", input: { city: "Lisbon" } }] }) },
+      { json: anthropicMessage({ text: "Bright and mild in Lisbon." }) },
+    );
+    try {
+      const r = await hookedNode(APP, ["agent.mjs", "stdio", QUESTION], {
+        ...agentEnv({ MCP_SERVER: server.script }),
+        WEATHER_SAMPLING: "1",
+        AGENT_SAMPLING: "1",
+        TOOL_LOG: log,
+        BLACKBOX_MODE: "record",
+        BLACKBOX_OUT: cassette,
+      });
+      // the agent ran as it does without Blackbox: its handler answered the server
+      expect(r.stdout).toContain("[describe_weather: Bright and mild. null]\n");
+      expect(readFileSync(log, "utf8")).toBe("describe_weather Lisbon\n");
+      expect(r.stderr).toContain(
+        `the MCP server "weather" sent the client a "sampling/createMessage" request during the client's callTool "describe_weather", and the client handled it`,
+      );
+      expect(r.stderr).toContain(`No cassette was written to ${cassette}`);
+      expect(r.code).not.toBe(0);
+      expect(existsSync(cassette)).toBe(false);
+    } finally {
+      server.remove();
+    }
+  }, 60_000);
+});

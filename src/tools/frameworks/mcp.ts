@@ -16,6 +16,9 @@
  *   `getPrompt`: the step `mcp:<method>` (`mcp:tools/list`), its input the server's name
  *   and the request's params.
  *
+ * - `_onrequest(request)`: where the SDK dispatches a request the server sends the client;
+ *   one the client has a handler for fails the run (mcpRequests.ts).
+ *
  * `mcp:` names cannot be a model's tool name (Anthropic's and OpenAI's allow no colon).
  * Everything goes through `host.record`, which in a replay answers without calling `run`:
  * a connect whose `run` did not run was answered from the cassette, and the client is then
@@ -26,6 +29,7 @@ import { isBlackboxError } from "../../errors.js";
 import type { AnyFn } from "../../session/types.js";
 import { replaceProperty } from "../patch.js";
 import { OfflineTransport } from "./mcpOffline.js";
+import { handled, type McpProtocol, serverRequest } from "./mcpRequests.js";
 import type { FrameworkHost, FrameworkTarget } from "./types.js";
 
 /** The step of `connect()`. */
@@ -44,7 +48,7 @@ const LISTS: Readonly<Record<string, string>> = {
 };
 
 /** The SDK's Client as the patch reads it (its fields are the SDK's own, private in its types). */
-interface McpClient {
+interface McpClient extends McpProtocol {
   _clientInfo?: unknown;
   _serverCapabilities?: unknown;
   _serverVersion?: unknown;
@@ -52,6 +56,20 @@ interface McpClient {
   getServerVersion?(): { name?: unknown } | undefined;
   getServerCapabilities?(): unknown;
   getInstructions?(): unknown;
+}
+
+/** Each client's calls in flight (a step's name: `get_weather`, `mcp:tools/list`), for the message of a server's request. */
+const inFlight = new WeakMap<object, string[]>();
+
+async function during<T>(client: object, step: string, call: () => Promise<T>): Promise<T> {
+  const steps = inFlight.get(client) ?? [];
+  inFlight.set(client, steps);
+  steps.push(step);
+  try {
+    return await call();
+  } finally {
+    steps.splice(steps.lastIndexOf(step), 1);
+  }
 }
 
 /** What the server said of itself at connect, as the step records it. */
@@ -117,6 +135,8 @@ export const mcp: FrameworkTarget = {
       if (typeof originals[m] !== "function") throw new Error(`Client.prototype.${m} is no function`);
     }
     if (typeof protocolConnect !== "function") throw new Error("the Client's Protocol has no connect");
+    const onrequest = proto?._onrequest;
+    if (typeof onrequest !== "function") throw new Error("the Client's Protocol has no _onrequest");
     const answered = ["connect", "callTool", ...Object.keys(LISTS)];
     const undos = [
       replaceProperty(proto!, "connect", connect(host, originals.connect as AnyFn, protocolConnect as AnyFn, answered)),
@@ -124,6 +144,7 @@ export const mcp: FrameworkTarget = {
       ...Object.entries(LISTS).map(([m, method]) =>
         replaceProperty(proto!, m, listed(host, `mcp:${method}`, originals[m] as AnyFn)),
       ),
+      replaceProperty(proto!, "_onrequest", serverRequests(host, onrequest as AnyFn)),
     ];
     return { undo: () => undos.reverse().forEach((u) => u()) };
   },
@@ -160,18 +181,20 @@ function callTool(host: FrameworkHost, original: AnyFn): AnyFn {
     if (typeof name !== "string") return original.call(this, params, ...rest);
     let ran = false;
     try {
-      return await host.record(name, params!.arguments ?? {}, async () => {
-        ran = true;
-        let result: CallToolResult;
-        try {
-          result = (await original.call(this, params, ...rest)) as CallToolResult;
-        } catch (err) {
-          throw new CallToolThrew(err);
-        }
-        const text = errorText(result);
-        if (text !== undefined) throw new ToolErrorResult(text, result);
-        return result;
-      });
+      return await during(this, `callTool "${name}"`, () =>
+        host.record(name, params!.arguments ?? {}, async () => {
+          ran = true;
+          let result: CallToolResult;
+          try {
+            result = (await original.call(this, params, ...rest)) as CallToolResult;
+          } catch (err) {
+            throw new CallToolThrew(err);
+          }
+          const text = errorText(result);
+          if (text !== undefined) throw new ToolErrorResult(text, result);
+          return result;
+        }),
+      );
     } catch (err) {
       if (err instanceof ToolErrorResult) return err.result;
       if (err instanceof CallToolThrew) throw err.original;
@@ -186,6 +209,16 @@ function listed(host: FrameworkHost, step: string, original: AnyFn): AnyFn {
   return function (this: McpClient, params: unknown, ...rest: unknown[]) {
     const server = serverName(this);
     const input = params === undefined ? { server } : { server, params };
-    return host.record(step, input, () => original.call(this, params, ...rest));
+    return during(this, step, () => host.record(step, input, () => original.call(this, params, ...rest)));
+  };
+}
+
+/** A request the server sends the client: refused by name where the client would handle it (mcpRequests.ts). */
+function serverRequests(host: FrameworkHost, original: AnyFn): AnyFn {
+  return function (this: McpClient, request: { method?: unknown } | undefined, ...rest: unknown[]) {
+    const method = request?.method;
+    if (typeof method === "string" && handled(this, method))
+      host.fail(serverRequest(serverName(this), method, inFlight.get(this)?.at(-1)));
+    return original.call(this, request, ...rest);
   };
 }
