@@ -293,3 +293,72 @@ describe("an MCP server's request to the client", () => {
     }
   }, 60_000);
 });
+
+describe("a live fork at an MCP tool's result", () => {
+  /** `blackbox fork --at <Lisbon's result> --set <snow> --live` of a recording, the continuation's replies queued. */
+  async function liveFork(name: string, rec: Recorded, script: string, continuation: Array<Record<string, unknown>>) {
+    const lisbon = rec.trace.steps.findIndex(
+      (s) => s.type === "tool_result" && (s.payload as { toolName: string }).toolName === "get_weather",
+    );
+    fx.fake.enqueue(...continuation.map((json) => ({ json })));
+    const seen = fx.fake.requests.length;
+    const out = join(fx.dir, `${name}-child.json`);
+    rmSync(rec.log, { force: true });
+    const set = JSON.stringify({ content: [{ type: "text", text: "Snow in Lisbon, -2 C" }] });
+    const r = await blackboxCli(
+      fx.fake,
+      APP,
+      ["fork", rec.cassette, "--at", String(lisbon), "--set", set, "--live", "-o", out, "--"].concat([
+        process.execPath,
+        "agent.mjs",
+        "stdio",
+        QUESTION,
+      ]),
+      { ...rec.env, MCP_SERVER: script, TOOL_LOG: rec.log },
+    );
+    return { r, out, lisbon, sent: fx.fake.requests.length - seen };
+  }
+
+  it("an MCP call after the fork point starts the agent's own server then, and only for that call", async () => {
+    const rec = await record("stdio", "live-fork-parent");
+    // the server script exists again for the continuation (a copy the prefix never starts)
+    const server = serverCopy("live-fork-server");
+    try {
+      const { r, out, lisbon, sent } = await liveFork("live-fork", rec, server.script, [
+        anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Porto" } }] }),
+        anthropicMessage({ text: "Snow in Lisbon, sun in Porto." }),
+      ]);
+      expect(r.stderr).toMatch(/^blackbox: forked .* into .*live-fork-child\.json: .* ended: success\n$/);
+      expect(r.code).toBe(0);
+      expect(sent).toBe(2);
+      expect(r.stdout).toMatch(/\[get_weather: Snow in Lisbon, -2 C null\]\n\[get_weather: Sunny in Porto, [\d.]+ C /);
+      // the server ran the one call made after the fork point: not the prefix's, not a second initialize's
+      expect(readFileSync(rec.log, "utf8")).toBe("get_weather Porto\n");
+      const child = readCassette(out);
+      expect(toolNames(child)).toEqual(["mcp:initialize", "mcp:tools/list", "get_weather", "get_weather"]);
+      expect(child.steps[lisbon]!.payload).toMatchObject({ result: { content: [{ text: "Snow in Lisbon, -2 C" }] } });
+      const porto = payloads(child, "tool_result").at(-1)!;
+      expect(porto.result).toMatchObject({ structuredContent: { city: "Porto" } });
+      server.remove();
+      // the child replays offline, the server gone: the call that went live is answered from it
+      await replay("stdio", { ...rec, cassette: out, trace: child, stdout: r.stdout });
+    } finally {
+      server.remove();
+    }
+  }, 90_000);
+
+  it("a continuation that calls no MCP tool never starts the server (its script deleted)", async () => {
+    const rec = await record("stdio", "live-fork-quiet");
+    const { r, sent } = await liveFork(
+      "live-fork-quiet",
+      rec,
+      join(APP, ".blackbox-tmp-mcp-gone", "weather-server.mjs"),
+      [anthropicMessage({ text: "Snow in Lisbon." })],
+    );
+    expect(r.stderr).toMatch(/^blackbox: forked .* ended: success\n$/);
+    expect(r.code).toBe(0);
+    expect(sent).toBe(1);
+    expect(r.stdout).toContain("[get_weather: Snow in Lisbon, -2 C null]\nSnow in Lisbon.\n");
+    expect(existsSync(rec.log)).toBe(false);
+  }, 90_000);
+});

@@ -23,7 +23,10 @@
  * Everything goes through `host.record`, which in a replay answers without calling `run`:
  * a connect whose `run` did not run was answered from the cassette, and the client is then
  * connected to an OfflineTransport (mcpOffline.ts) instead of the agent's, which is never
- * started (no process spawned, no socket), with the recorded server info set.
+ * started (no process spawned, no socket), with the recorded server info set. The agent's
+ * transport is kept: a call whose `run` does run on such a client (a fork going on past its
+ * fork point) first connects it for real (the server started, a real `initialize`), so a
+ * server is started only if the continued run calls it.
  */
 import { isBlackboxError } from "../../errors.js";
 import type { AnyFn } from "../../session/types.js";
@@ -49,6 +52,8 @@ const LISTS: Readonly<Record<string, string>> = {
 
 /** The SDK's Client as the patch reads it (its fields are the SDK's own, private in its types). */
 interface McpClient extends McpProtocol {
+  readonly transport?: unknown;
+  onclose?: unknown;
   _clientInfo?: unknown;
   _serverCapabilities?: unknown;
   _serverVersion?: unknown;
@@ -70,6 +75,33 @@ async function during<T>(client: object, step: string, call: () => Promise<T>): 
   } finally {
     steps.splice(steps.lastIndexOf(step), 1);
   }
+}
+
+/** The agent's transport of a client connected from the cassette (with connect's other arguments), or its real connect under way. */
+const kept = new WeakMap<object, { transport: unknown; rest: unknown[] } | Promise<void>>();
+
+/**
+ * A call that runs on a client connected from the cassette: the agent's own transport
+ * connected first, by the SDK's connect (unrecorded: part of the call that needed it), the
+ * stand-in closed without the agent's `onclose` hearing of it.
+ */
+function goLive(client: McpClient, sdkConnect: AnyFn): Promise<void> {
+  const held = kept.get(client);
+  if (held === undefined || held instanceof Promise) return held ?? Promise.resolve();
+  const connecting = (async () => {
+    if (client.transport instanceof OfflineTransport) {
+      const onclose = client.onclose;
+      client.onclose = undefined;
+      try {
+        await client.transport.close();
+      } finally {
+        client.onclose = onclose;
+      }
+    }
+    await sdkConnect.call(client, held.transport, ...held.rest);
+  })();
+  kept.set(client, connecting);
+  return connecting;
 }
 
 /** What the server said of itself at connect, as the step records it. */
@@ -140,9 +172,9 @@ export const mcp: FrameworkTarget = {
     const answered = ["connect", "callTool", ...Object.keys(LISTS)];
     const undos = [
       replaceProperty(proto!, "connect", connect(host, originals.connect as AnyFn, protocolConnect as AnyFn, answered)),
-      replaceProperty(proto!, "callTool", callTool(host, originals.callTool as AnyFn)),
+      replaceProperty(proto!, "callTool", callTool(host, originals.callTool as AnyFn, originals.connect as AnyFn)),
       ...Object.entries(LISTS).map(([m, method]) =>
-        replaceProperty(proto!, m, listed(host, `mcp:${method}`, originals[m] as AnyFn)),
+        replaceProperty(proto!, m, listed(host, `mcp:${method}`, originals[m] as AnyFn, originals.connect as AnyFn)),
       ),
       replaceProperty(proto!, "_onrequest", serverRequests(host, onrequest as AnyFn)),
     ];
@@ -171,11 +203,12 @@ function connect(host: FrameworkHost, original: AnyFn, protocolConnect: AnyFn, a
     this._serverVersion = said?.serverInfo;
     this._serverCapabilities = said?.capabilities;
     this._instructions = said?.instructions;
+    kept.set(this, { transport, rest });
     await protocolConnect.call(this, new OfflineTransport(serverName(this), answered));
   };
 }
 
-function callTool(host: FrameworkHost, original: AnyFn): AnyFn {
+function callTool(host: FrameworkHost, original: AnyFn, sdkConnect: AnyFn): AnyFn {
   return async function (this: McpClient, params: { name?: unknown; arguments?: unknown } | undefined, ...rest) {
     const name = params?.name;
     if (typeof name !== "string") return original.call(this, params, ...rest);
@@ -184,6 +217,7 @@ function callTool(host: FrameworkHost, original: AnyFn): AnyFn {
       return await during(this, `callTool "${name}"`, () =>
         host.record(name, params!.arguments ?? {}, async () => {
           ran = true;
+          await goLive(this, sdkConnect);
           let result: CallToolResult;
           try {
             result = (await original.call(this, params, ...rest)) as CallToolResult;
@@ -205,11 +239,16 @@ function callTool(host: FrameworkHost, original: AnyFn): AnyFn {
   };
 }
 
-function listed(host: FrameworkHost, step: string, original: AnyFn): AnyFn {
+function listed(host: FrameworkHost, step: string, original: AnyFn, sdkConnect: AnyFn): AnyFn {
   return function (this: McpClient, params: unknown, ...rest: unknown[]) {
     const server = serverName(this);
     const input = params === undefined ? { server } : { server, params };
-    return during(this, step, () => host.record(step, input, () => original.call(this, params, ...rest)));
+    return during(this, step, () =>
+      host.record(step, input, async () => {
+        await goLive(this, sdkConnect);
+        return original.call(this, params, ...rest);
+      }),
+    );
   };
 }
 
