@@ -60,7 +60,7 @@ function outOfRange(target: FrameworkTarget, version: string): string {
 
 export function installFrameworkTools(
   from: string[],
-  session: Pick<SessionPort, "tool" | "fail">,
+  session: Pick<SessionPort, "tool" | "fail" | "mcpLive">,
   targets: readonly FrameworkTarget[] = FRAMEWORK_TARGETS,
 ): FrameworkFiles {
   const entries: Array<{ target: FrameworkTarget; file: PatchedFile }> = [];
@@ -99,6 +99,9 @@ export function installFrameworkTools(
         : Promise.resolve().then(run),
     fail: (err) => {
       if (live) session.fail(err);
+    },
+    get mcpLive() {
+      return session.mcpLive;
     },
   };
   const cannotPatch = (id: number, err: unknown) => {

@@ -26,11 +26,13 @@
  * started (no process spawned, no socket), with the recorded server info set. The agent's
  * transport is kept: a call whose `run` does run on such a client (a fork going on past its
  * fork point) first connects it for real (the server started, a real `initialize`), so a
- * server is started only if the continued run calls it.
+ * server is started only if the continued run calls it. In a replay with `mcpLive`
+ * (mcpDrift.ts) connect and the list calls are also made live, and compared.
  */
 import { isBlackboxError } from "../../errors.js";
 import type { AnyFn } from "../../session/types.js";
 import { replaceProperty } from "../patch.js";
+import { drifted, resultChanges } from "./mcpDrift.js";
 import { OfflineTransport } from "./mcpOffline.js";
 import { handled, type McpProtocol, serverRequest } from "./mcpRequests.js";
 import type { FrameworkHost, FrameworkTarget } from "./types.js";
@@ -187,9 +189,7 @@ function connect(host: FrameworkHost, original: AnyFn, protocolConnect: AnyFn, a
     // a transport with a session already is a reconnect: the SDK sends no initialize
     if (transport?.sessionId !== undefined) return original.call(this, transport, ...rest);
     let ran = false;
-    const said = (await host.record(INITIALIZE, { clientInfo: this._clientInfo ?? null }, async () => {
-      ran = true;
-      await original.call(this, transport, ...rest);
+    const saysNow = (): ServerSaid => {
       const out: ServerSaid = {
         serverInfo: this.getServerVersion?.(),
         capabilities: this.getServerCapabilities?.(),
@@ -197,8 +197,24 @@ function connect(host: FrameworkHost, original: AnyFn, protocolConnect: AnyFn, a
       const instructions = this.getInstructions?.();
       if (instructions !== undefined) out.instructions = instructions;
       return out;
+    };
+    const said = (await host.record(INITIALIZE, { clientInfo: this._clientInfo ?? null }, async () => {
+      ran = true;
+      await original.call(this, transport, ...rest);
+      return saysNow();
     })) as ServerSaid | null;
     if (ran) return;
+    const cassette = host.mcpLive;
+    if (cassette !== undefined) {
+      // the live server's initialize, compared; the agent is given the recorded answer
+      await original.call(this, transport, ...rest);
+      const changes = resultChanges(INITIALIZE, said, saysNow());
+      if (changes.length) host.fail(drifted(cassette, serverName(this), INITIALIZE, changes));
+      this._serverVersion = said?.serverInfo;
+      this._serverCapabilities = said?.capabilities;
+      this._instructions = said?.instructions;
+      return;
+    }
     // answered from the cassette: the agent's transport is never started
     this._serverVersion = said?.serverInfo;
     this._serverCapabilities = said?.capabilities;
@@ -243,12 +259,20 @@ function listed(host: FrameworkHost, step: string, original: AnyFn, sdkConnect: 
   return function (this: McpClient, params: unknown, ...rest: unknown[]) {
     const server = serverName(this);
     const input = params === undefined ? { server } : { server, params };
-    return during(this, step, () =>
-      host.record(step, input, async () => {
+    let ran = false;
+    return during(this, step, async () => {
+      const result = await host.record(step, input, async () => {
+        ran = true;
         await goLive(this, sdkConnect);
         return original.call(this, params, ...rest);
-      }),
-    );
+      });
+      const cassette = host.mcpLive;
+      if (!ran && cassette !== undefined && !(this.transport instanceof OfflineTransport)) {
+        const changes = resultChanges(step, result, await original.call(this, params, ...rest));
+        if (changes.length) host.fail(drifted(cassette, server, step, changes));
+      }
+      return result;
+    });
   };
 }
 

@@ -34,6 +34,11 @@ export interface FrameworkHost {
    * recording writes no cassette, a replay fails). Nothing in mode off.
    */
   fail(err: BlackboxError): void;
+  /**
+   * The cassette of a replay in which MCP servers' connect and list calls also go live, to be
+   * compared with it (`blackbox replay --mcp-live`, mcpDrift.ts); else undefined.
+   */
+  readonly mcpLive: string | undefined;
 }
 
 /** A patch's result: the replacements for the file's `replace` names, and its undo. */
