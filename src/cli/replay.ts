@@ -1,4 +1,4 @@
-/** `blackbox replay <cassette> [--match strict|sequence] [--config f] [--json] [-- <command...>]` */
+/** `blackbox replay <cassette> [--match strict|sequence] [--config f] [--mcp-live] [--json] [-- <command...>]` */
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { loadTrace } from "../store/index.js";
@@ -12,6 +12,7 @@ import { CONFIG_HELP, configPath, requireCassette, usageError } from "./usage.js
 interface ReplayOptions {
   match: "strict" | "sequence";
   config?: string;
+  mcpLive?: boolean;
   json?: boolean;
 }
 
@@ -28,6 +29,10 @@ export function register(program: Command): void {
     )
     .option("--config <file>", CONFIG_HELP)
     .option("--strict-tools", "refuse a cassette whose tools ran outside Blackbox's view (BLACKBOX_STRICT_TOOLS=1)")
+    .option(
+      "--mcp-live",
+      "start the agent's MCP servers and compare their tools with the cassette's (model and tool calls still replayed); exit 1 when a tool changed",
+    )
     .option("--json", JSON_HELP)
     .action(async (cassette: string, command: string[], opts: ReplayOptions, cmd: Command) => {
       const file = resolve(cassette);
@@ -37,6 +42,7 @@ export function register(program: Command): void {
         for (const [name, flag] of [
           ["match", "--match"],
           ["config", "--config"],
+          ["mcpLive", "--mcp-live"],
         ] as const) {
           if (cmd.getOptionValueSource(name) === "cli")
             usageError(
@@ -70,6 +76,7 @@ export function register(program: Command): void {
           BLACKBOX_CASSETTE: file,
           BLACKBOX_MATCH: opts.match,
           BLACKBOX_CONFIG: config,
+          ...(opts.mcpLive ? { BLACKBOX_MCP_LIVE: "1" } : {}),
           ...strictToolsVar(cmd),
         },
       });

@@ -77,6 +77,7 @@ export function optionsFromEnv(env: Env, cwd: string): SessionOptions | undefine
   if (mode === "replay" || mode === "fork") {
     options.cassette = resolve(cwd, required(env, "BLACKBOX_CASSETTE", mode, "the cassette file to read"));
   }
+  if (mode === "replay" && env.BLACKBOX_MCP_LIVE === "1") options.mcpLive = true;
   if (mode === "fork") {
     const at = required(env, "BLACKBOX_FORK_AT", mode, "the index of the tool_result step to fork at");
     if (!/^\d+$/.test(at))

@@ -69,6 +69,7 @@ export class SessionEngine implements SessionPort, EngineContext {
   firstError: BlackboxError | undefined;
   thinkingSeen = false;
   readonly strictTools: boolean;
+  readonly mcpLive: string | undefined;
   /** How many tools this session wrapped (bb.tools, bb.tool, the config's hooks). */
   private toolsWrapped = 0;
 
@@ -91,6 +92,7 @@ export class SessionEngine implements SessionPort, EngineContext {
   constructor(options: SessionOptions, ports: SessionPorts) {
     checkOptions(options);
     this.options = options;
+    this.mcpLive = options.mcpLive === true && options.mode === "replay" ? options.cassette : undefined;
     this.ports = ports;
     this.mode = sessionModeOf(options);
     this.now = options.now ?? Date.now;

@@ -27,6 +27,7 @@ const KINDS: Record<keyof SessionOptions, string> = {
   traceId: "string",
   providers: "object",
   strictTools: "boolean",
+  mcpLive: "boolean",
   now: "function",
   redact: "any",
   record: "choice",

@@ -53,6 +53,12 @@ export interface SessionOptions {
    * BLACKBOX_STRICT_TOOLS=1, else false (the recording is written with a warning, the replay warns).
    */
   strictTools?: boolean;
+  /**
+   * Replay only: MCP servers' connect() and list calls also go to the live servers, and a
+   * tool changed since the recording (name, description, input schema) fails the replay
+   * (blackbox replay --mcp-live, BLACKBOX_MCP_LIVE=1; docs/tools.md). Default false.
+   */
+  mcpLive?: boolean;
   /** Clock for timestamps (tests). */
   now?: () => number;
   /**
@@ -128,6 +134,8 @@ export interface SessionPort {
   refuse(provider: ProviderName, err: BlackboxError): HttpResponseLike;
   /** A model call that went around both doors: the run fails with `err` at its end. */
   fail(err: BlackboxError): void;
+  /** A replay's cassette when its MCP listings go live to be compared (the mcpLive option); else undefined. */
+  readonly mcpLive: string | undefined;
   /** Whether a provider call that is not a model call goes upstream (record, a live fork). */
   forwardsOther(): boolean;
   /** The provider of a model-call endpoint (method + URL), else undefined. */

@@ -11,7 +11,7 @@
 import { realpathSync } from "node:fs";
 import nodeModule, { createRequire } from "node:module";
 import { dirname, parse, resolve } from "node:path";
-import type { AnyFn, Session } from "../session/types.js";
+import type { AnyFn, Session, SessionPort } from "../session/types.js";
 import { CALL_FROM, WRAPPED_TOOL } from "../globals.js";
 import { markReported } from "../process/reported.js";
 import type { ToolTarget } from "../config/index.js";
@@ -209,7 +209,7 @@ async function hookCommonJs(
  */
 export async function installToolHooks(
   targets: ToolTarget[],
-  session: ToolSession,
+  session: ToolSession & Pick<SessionPort, "fail" | "mcpLive">,
   missing: MissingExport = defaultMissing,
   frameworksFrom: string[] = [],
 ): Promise<() => void> {

@@ -56,7 +56,7 @@ describe("blackbox() options", () => {
 
   test("an unknown option, a value of the wrong type, or no options object says what to pass", () => {
     expect(() => blackbox({ mode: "record", output: join(dir, "x.json") } as never)).toThrow(
-      'blackbox(): unknown option "output"; the options are mode, out, cassette, forkAt, forkSet, continueWith, script, scriptedTools, match, traceId, providers, strictTools, now, redact',
+      'blackbox(): unknown option "output"; the options are mode, out, cassette, forkAt, forkSet, continueWith, script, scriptedTools, match, traceId, providers, strictTools, mcpLive, now, redact',
     );
     expect(() => blackbox({ mode: "record", out: 42 as never })).toThrow(
       'blackbox(): out must be a string, not number (for example "runs/name.json")',

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import nodeModule, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { AnyFn, Session } from "../../session/types.js";
+import type { AnyFn, SessionPort } from "../../session/types.js";
 import { replaceProperty } from "../patch.js";
 import { FRAMEWORK_TARGETS } from "./index.js";
 import { insideFrameworkTool, runAsFrameworkTool } from "./scope.js";
@@ -60,7 +60,7 @@ function outOfRange(target: FrameworkTarget, version: string): string {
 
 export function installFrameworkTools(
   from: string[],
-  session: Pick<Session, "tool">,
+  session: Pick<SessionPort, "tool" | "fail" | "mcpLive">,
   targets: readonly FrameworkTarget[] = FRAMEWORK_TARGETS,
 ): FrameworkFiles {
   const entries: Array<{ target: FrameworkTarget; file: PatchedFile }> = [];
@@ -97,6 +97,12 @@ export function installFrameworkTools(
       live && !insideFrameworkTool()
         ? runAsFrameworkTool(() => (session.tool(name, () => run()) as AnyFn)(input) as Promise<unknown>)
         : Promise.resolve().then(run),
+    fail: (err) => {
+      if (live) session.fail(err);
+    },
+    get mcpLive() {
+      return session.mcpLive;
+    },
   };
   const cannotPatch = (id: number, err: unknown) => {
     const entry = entries[id]!;

@@ -16,16 +16,25 @@
  *   `getPrompt`: the step `mcp:<method>` (`mcp:tools/list`), its input the server's name
  *   and the request's params.
  *
+ * - `_onrequest(request)`: where the SDK dispatches a request the server sends the client;
+ *   one the client has a handler for fails the run (mcpRequests.ts).
+ *
  * `mcp:` names cannot be a model's tool name (Anthropic's and OpenAI's allow no colon).
  * Everything goes through `host.record`, which in a replay answers without calling `run`:
  * a connect whose `run` did not run was answered from the cassette, and the client is then
  * connected to an OfflineTransport (mcpOffline.ts) instead of the agent's, which is never
- * started (no process spawned, no socket), with the recorded server info set.
+ * started (no process spawned, no socket), with the recorded server info set. The agent's
+ * transport is kept: a call whose `run` does run on such a client (a fork going on past its
+ * fork point) first connects it for real (the server started, a real `initialize`), so a
+ * server is started only if the continued run calls it. In a replay with `mcpLive`
+ * (mcpDrift.ts) connect and the list calls are also made live, and compared.
  */
 import { isBlackboxError } from "../../errors.js";
 import type { AnyFn } from "../../session/types.js";
 import { replaceProperty } from "../patch.js";
+import { drifted, resultChanges } from "./mcpDrift.js";
 import { OfflineTransport } from "./mcpOffline.js";
+import { handled, type McpProtocol, serverRequest } from "./mcpRequests.js";
 import type { FrameworkHost, FrameworkTarget } from "./types.js";
 
 /** The step of `connect()`. */
@@ -44,7 +53,9 @@ const LISTS: Readonly<Record<string, string>> = {
 };
 
 /** The SDK's Client as the patch reads it (its fields are the SDK's own, private in its types). */
-interface McpClient {
+interface McpClient extends McpProtocol {
+  readonly transport?: unknown;
+  onclose?: unknown;
   _clientInfo?: unknown;
   _serverCapabilities?: unknown;
   _serverVersion?: unknown;
@@ -52,6 +63,47 @@ interface McpClient {
   getServerVersion?(): { name?: unknown } | undefined;
   getServerCapabilities?(): unknown;
   getInstructions?(): unknown;
+}
+
+/** Each client's calls in flight (a step's name: `get_weather`, `mcp:tools/list`), for the message of a server's request. */
+const inFlight = new WeakMap<object, string[]>();
+
+async function during<T>(client: object, step: string, call: () => Promise<T>): Promise<T> {
+  const steps = inFlight.get(client) ?? [];
+  inFlight.set(client, steps);
+  steps.push(step);
+  try {
+    return await call();
+  } finally {
+    steps.splice(steps.lastIndexOf(step), 1);
+  }
+}
+
+/** The agent's transport of a client connected from the cassette (with connect's other arguments), or its real connect under way. */
+const kept = new WeakMap<object, { transport: unknown; rest: unknown[] } | Promise<void>>();
+
+/**
+ * A call that runs on a client connected from the cassette: the agent's own transport
+ * connected first, by the SDK's connect (unrecorded: part of the call that needed it), the
+ * stand-in closed without the agent's `onclose` hearing of it.
+ */
+function goLive(client: McpClient, sdkConnect: AnyFn): Promise<void> {
+  const held = kept.get(client);
+  if (held === undefined || held instanceof Promise) return held ?? Promise.resolve();
+  const connecting = (async () => {
+    if (client.transport instanceof OfflineTransport) {
+      const onclose = client.onclose;
+      client.onclose = undefined;
+      try {
+        await client.transport.close();
+      } finally {
+        client.onclose = onclose;
+      }
+    }
+    await sdkConnect.call(client, held.transport, ...held.rest);
+  })();
+  kept.set(client, connecting);
+  return connecting;
 }
 
 /** What the server said of itself at connect, as the step records it. */
@@ -117,13 +169,16 @@ export const mcp: FrameworkTarget = {
       if (typeof originals[m] !== "function") throw new Error(`Client.prototype.${m} is no function`);
     }
     if (typeof protocolConnect !== "function") throw new Error("the Client's Protocol has no connect");
+    const onrequest = proto?._onrequest;
+    if (typeof onrequest !== "function") throw new Error("the Client's Protocol has no _onrequest");
     const answered = ["connect", "callTool", ...Object.keys(LISTS)];
     const undos = [
       replaceProperty(proto!, "connect", connect(host, originals.connect as AnyFn, protocolConnect as AnyFn, answered)),
-      replaceProperty(proto!, "callTool", callTool(host, originals.callTool as AnyFn)),
+      replaceProperty(proto!, "callTool", callTool(host, originals.callTool as AnyFn, originals.connect as AnyFn)),
       ...Object.entries(LISTS).map(([m, method]) =>
-        replaceProperty(proto!, m, listed(host, `mcp:${method}`, originals[m] as AnyFn)),
+        replaceProperty(proto!, m, listed(host, `mcp:${method}`, originals[m] as AnyFn, originals.connect as AnyFn)),
       ),
+      replaceProperty(proto!, "_onrequest", serverRequests(host, onrequest as AnyFn)),
     ];
     return { undo: () => undos.reverse().forEach((u) => u()) };
   },
@@ -134,9 +189,7 @@ function connect(host: FrameworkHost, original: AnyFn, protocolConnect: AnyFn, a
     // a transport with a session already is a reconnect: the SDK sends no initialize
     if (transport?.sessionId !== undefined) return original.call(this, transport, ...rest);
     let ran = false;
-    const said = (await host.record(INITIALIZE, { clientInfo: this._clientInfo ?? null }, async () => {
-      ran = true;
-      await original.call(this, transport, ...rest);
+    const saysNow = (): ServerSaid => {
       const out: ServerSaid = {
         serverInfo: this.getServerVersion?.(),
         capabilities: this.getServerCapabilities?.(),
@@ -144,34 +197,54 @@ function connect(host: FrameworkHost, original: AnyFn, protocolConnect: AnyFn, a
       const instructions = this.getInstructions?.();
       if (instructions !== undefined) out.instructions = instructions;
       return out;
+    };
+    const said = (await host.record(INITIALIZE, { clientInfo: this._clientInfo ?? null }, async () => {
+      ran = true;
+      await original.call(this, transport, ...rest);
+      return saysNow();
     })) as ServerSaid | null;
     if (ran) return;
+    const cassette = host.mcpLive;
+    if (cassette !== undefined) {
+      // the live server's initialize, compared; the agent is given the recorded answer
+      await original.call(this, transport, ...rest);
+      const changes = resultChanges(INITIALIZE, said, saysNow());
+      if (changes.length) host.fail(drifted(cassette, serverName(this), INITIALIZE, changes));
+      this._serverVersion = said?.serverInfo;
+      this._serverCapabilities = said?.capabilities;
+      this._instructions = said?.instructions;
+      return;
+    }
     // answered from the cassette: the agent's transport is never started
     this._serverVersion = said?.serverInfo;
     this._serverCapabilities = said?.capabilities;
     this._instructions = said?.instructions;
+    kept.set(this, { transport, rest });
     await protocolConnect.call(this, new OfflineTransport(serverName(this), answered));
   };
 }
 
-function callTool(host: FrameworkHost, original: AnyFn): AnyFn {
+function callTool(host: FrameworkHost, original: AnyFn, sdkConnect: AnyFn): AnyFn {
   return async function (this: McpClient, params: { name?: unknown; arguments?: unknown } | undefined, ...rest) {
     const name = params?.name;
     if (typeof name !== "string") return original.call(this, params, ...rest);
     let ran = false;
     try {
-      return await host.record(name, params!.arguments ?? {}, async () => {
-        ran = true;
-        let result: CallToolResult;
-        try {
-          result = (await original.call(this, params, ...rest)) as CallToolResult;
-        } catch (err) {
-          throw new CallToolThrew(err);
-        }
-        const text = errorText(result);
-        if (text !== undefined) throw new ToolErrorResult(text, result);
-        return result;
-      });
+      return await during(this, `callTool "${name}"`, () =>
+        host.record(name, params!.arguments ?? {}, async () => {
+          ran = true;
+          await goLive(this, sdkConnect);
+          let result: CallToolResult;
+          try {
+            result = (await original.call(this, params, ...rest)) as CallToolResult;
+          } catch (err) {
+            throw new CallToolThrew(err);
+          }
+          const text = errorText(result);
+          if (text !== undefined) throw new ToolErrorResult(text, result);
+          return result;
+        }),
+      );
     } catch (err) {
       if (err instanceof ToolErrorResult) return err.result;
       if (err instanceof CallToolThrew) throw err.original;
@@ -182,10 +255,33 @@ function callTool(host: FrameworkHost, original: AnyFn): AnyFn {
   };
 }
 
-function listed(host: FrameworkHost, step: string, original: AnyFn): AnyFn {
+function listed(host: FrameworkHost, step: string, original: AnyFn, sdkConnect: AnyFn): AnyFn {
   return function (this: McpClient, params: unknown, ...rest: unknown[]) {
     const server = serverName(this);
     const input = params === undefined ? { server } : { server, params };
-    return host.record(step, input, () => original.call(this, params, ...rest));
+    let ran = false;
+    return during(this, step, async () => {
+      const result = await host.record(step, input, async () => {
+        ran = true;
+        await goLive(this, sdkConnect);
+        return original.call(this, params, ...rest);
+      });
+      const cassette = host.mcpLive;
+      if (!ran && cassette !== undefined && !(this.transport instanceof OfflineTransport)) {
+        const changes = resultChanges(step, result, await original.call(this, params, ...rest));
+        if (changes.length) host.fail(drifted(cassette, server, step, changes));
+      }
+      return result;
+    });
+  };
+}
+
+/** A request the server sends the client: refused by name where the client would handle it (mcpRequests.ts). */
+function serverRequests(host: FrameworkHost, original: AnyFn): AnyFn {
+  return function (this: McpClient, request: { method?: unknown } | undefined, ...rest: unknown[]) {
+    const method = request?.method;
+    if (typeof method === "string" && handled(this, method))
+      host.fail(serverRequest(serverName(this), method, inFlight.get(this)?.at(-1)));
+    return original.call(this, request, ...rest);
   };
 }

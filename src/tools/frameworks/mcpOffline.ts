@@ -31,7 +31,7 @@ export class OfflineTransport {
     if (message?.id === undefined) return;
     const method = typeof message.method === "string" ? message.method : "a request";
     throw new Error(
-      `blackbox: the MCP client of server "${this.server}" was connected from the cassette, so no server was started, and its "${method}" request has no answer: Blackbox answers only ${this.answered.join(", ")}, and only the calls the recording made (a fork going on live reaches no server); make this request only where the recording made it too, or record the run again`,
+      `blackbox: the MCP client of server "${this.server}" was connected from the cassette, so no server was started, and its "${method}" request has no answer: Blackbox answers only ${this.answered.join(", ")}, and only the calls the recording made (past a fork point, callTool and the list calls start the agent's own transport; no other request does); make this request only where the recording made it too, or record the run again`,
     );
   }
 

@@ -6,6 +6,7 @@
  * version and appends to each file, as it loads, a line handing those names to `patch`
  * (source.ts); a name listed in `replace` is rebound to what `patch` returns.
  */
+import type { BlackboxError } from "../../errors.js";
 import type { AnyFn } from "../../session/types.js";
 
 /** One file of the package: its path inside the package, how Node loads it, the names to hand over. */
@@ -27,6 +28,17 @@ export interface FrameworkHost {
    * its own (src/tools/index.ts).
    */
   record(name: string, input: unknown, run: () => unknown): Promise<unknown>;
+  /**
+   * Something the run did cannot be recorded or given back (an MCP server's request to the
+   * client): the run fails with `err` at its end, as for a refused provider call (a
+   * recording writes no cassette, a replay fails). Nothing in mode off.
+   */
+  fail(err: BlackboxError): void;
+  /**
+   * The cassette of a replay in which MCP servers' connect and list calls also go live, to be
+   * compared with it (`blackbox replay --mcp-live`, mcpDrift.ts); else undefined.
+   */
+  readonly mcpLive: string | undefined;
 }
 
 /** A patch's result: the replacements for the file's `replace` names, and its undo. */
