@@ -59,5 +59,7 @@ export function sessionTools(
       );
   }
   const wrapped = session.tools(functions) as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(tools).map((key) => [key, key in copies ? copies[key] : wrapped[key]]));
+  return Object.fromEntries(
+    Object.keys(tools).map((key) => [key, Object.hasOwn(copies, key) ? copies[key] : wrapped[key]]),
+  );
 }

@@ -44,7 +44,11 @@ function holder(
     ...(modelArguments ? { modelArguments } : {}),
     copy(wrapped) {
       const inner = clone(obj);
-      inner[key] = wrapped;
+      // called on the copy, the function runs on the tool object itself: its private fields (#x), getters and
+      // the state it keeps are the original's
+      inner[key] = function (this: unknown, ...args: unknown[]) {
+        return wrapped.apply(this === inner ? obj : this, args) as unknown;
+      };
       if (!outer) return inner;
       const copy = clone(outer);
       copy.function = inner;

@@ -26,6 +26,8 @@ export interface AgentOptions {
   toolDescription?: string;
   /** Run tools in parallel with Promise.all (default) or one by one. */
   sequential?: boolean;
+  /** Call a turn's tools last first (their results still go back in the model's order). */
+  reverse?: boolean;
   stream?: boolean;
 }
 
@@ -62,6 +64,7 @@ export async function anthropicAgent(client: Anthropic, tools: ToolFns, o: Agent
     };
     const results: Anthropic.ToolResultBlockParam[] = [];
     if (o.sequential) for (const u of uses) results.push(await run(u));
+    else if (o.reverse) results.push(...(await Promise.all([...uses].reverse().map(run))).reverse());
     else results.push(...(await Promise.all(uses.map(run))));
     messages.push({ role: "user", content: results });
   }
@@ -98,6 +101,7 @@ export async function openaiAgent(client: OpenAI, tools: ToolFns, o: AgentOption
       }
     };
     if (o.sequential) for (const c of calls) messages.push(await run(c));
+    else if (o.reverse) messages.push(...(await Promise.all([...calls].reverse().map(run))).reverse());
     else messages.push(...(await Promise.all(calls.map(run))));
   }
   throw new Error("agent: too many turns");

@@ -19,6 +19,8 @@ interface ChildSpec {
   end?: "finish" | { exit: number } | "throw" | "SIGINT" | "SIGTERM" | "hang-in-tool" | "finish-on-SIGTERM";
   /** Tool results by city (else the default weather). */
   weather?: Record<string, unknown>;
+  /** Call a turn's tools last first. */
+  reverse?: boolean;
 }
 
 const spec = JSON.parse(process.argv[2]!) as ChildSpec;
@@ -42,6 +44,7 @@ try {
     task: spec.task,
     extra: spec.extra,
     stream: spec.stream,
+    reverse: spec.reverse,
   });
 } catch (err) {
   error = `${isBlackboxError(err) ? "[blackbox-error] " : ""}${(err as Error).message}`;

@@ -111,6 +111,38 @@ describe.each(kits)("$name", (kit: Kit) => {
     });
   });
 
+  test.each(["live", "script"] as const)(
+    "%s: the round's tools called last first, fork at the second's result: the first is the prefix's, answered from the parent",
+    async (continueWith) => {
+      if (continueWith === "live") fake.enqueue(kit.reply({ text: "Porto, then." }));
+      const before = fake.requests.length;
+      const out = path(`reversed-${continueWith}`);
+      const bb = blackbox({
+        mode: "fork",
+        cassette: path("parent"),
+        out,
+        forkAt: 5,
+        forkSet: STORM,
+        continueWith,
+        ...(continueWith === "script" ? { script: [{ type: "final_answer", text: "Porto, then." }] } : {}),
+      });
+      let runs = 0;
+      const weather = async ({ city }: { city: string }) => (runs++, { city, forecast: "cloudy" });
+      const answer = await kit.run(kit.client(bb.fetch, base()), bb.tools({ get_weather: weather }), {
+        task: TASK,
+        reverse: true,
+      });
+      await bb.finish();
+      expect(answer).toBe("Porto, then.");
+      // Porto (the fork point) got the new value, Lisbon (its result before the fork point) the recorded one
+      expect(runs).toBe(0);
+      expect(fake.requests.length - before).toBe(continueWith === "live" ? 1 : 0);
+      const child = await loadTrace(out);
+      checkChild(child, 5);
+      expect(child.steps.slice(6).map((s) => s.type)).toEqual(["model_input", "model_output", "metadata"]);
+    },
+  );
+
   test("live continuation against the provider", async () => {
     fake.enqueue(kit.reply({ text: "Porto, then." }));
     const before = fake.requests.length;

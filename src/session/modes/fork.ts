@@ -6,7 +6,7 @@
  */
 import { BlackboxError, BlackboxUnsupportedError, ForkError } from "../../errors.js";
 import { TraceBuilder } from "../../trace/builder.js";
-import { maxCallIndex } from "../../trace/payloads.js";
+import { callIndex, maxCallIndex } from "../../trace/payloads.js";
 import type { JsonValue } from "../../trace/types.js";
 import { liveModelCall } from "../live.js";
 import { checkForkOut, continueWithOf, forkPointOf, requireCassette, traceIdOf } from "../options.js";
@@ -62,7 +62,9 @@ export function forkMode(engine: EngineContext): SessionMode {
       entry.claimed = false;
       entry.recorded = { callStep: pair.callStep, resultStep: pair.resultStep! };
       entry.forkPoint = pair.resultStep?.index === forkAt;
-      if (pair.resultStep && pair.resultStep.index < forkAt) entry.claimed = true;
+      // a call of the copied prefix is the agent's to make still if it has not made it yet (it may call the
+      // round's tools in another order than the model listed them)
+      if (pair.resultStep && pair.resultStep.index < forkAt) entry.claimed = pair.consumed;
     }
     // the recorded pairs at or after the fork point are now the fork's to record
     for (const pair of source.round) if (pair.resultStep && pair.resultStep.index >= forkAt) pair.consumed = true;
@@ -84,20 +86,32 @@ export function forkMode(engine: EngineContext): SessionMode {
   };
 
   /**
-   * A tool called past the fork point. Scripted, a call of the fork's round the agent makes
-   * as recorded is answered from the parent (nothing runs); any other runs, or with
-   * `scriptedTools: "refuse"` (a sweep's children) is refused.
+   * A tool called past the fork point. A call of the fork's round the agent makes as recorded (same name,
+   * arguments as the recording holds them: through the redaction rules) is answered from the parent when it is
+   * in the copied prefix (its result comes before the fork point) or the fork goes on from a script: nothing
+   * runs. Any other runs, or with `scriptedTools: "refuse"` (a sweep's children) is refused.
    */
   const pastForkTool = (name: string, input: JsonValue, run: () => unknown): Promise<unknown> => {
-    if (live) return recorder.tool(name, input, run);
+    const redacted = engine.redactor.payload("tool_call", { toolName: name, toolInput: input }) as {
+      toolInput: JsonValue;
+    };
     const entry = recorder.round?.entries.find(
-      (e) => e.recorded && !e.claimed && e.call.toolName === name && jsonEqual(e.call.toolInput, input),
+      (e) =>
+        e.recorded &&
+        !e.claimed &&
+        !e.forkPoint &&
+        e.call.toolName === name &&
+        jsonEqual(e.call.toolInput, redacted.toolInput) &&
+        (!live || e.recorded.resultStep.index < forkAt),
     );
     if (entry) {
       entry.claimed = true;
+      const n = callIndex(entry.call.toolCallId);
+      if (n >= 0) engine.ids.seedPast(n); // a later scripted or live call-N goes past it, as in a replay
       const pair = { callStep: entry.recorded!.callStep, resultStep: entry.recorded!.resultStep, consumed: true };
       return recorder.tool(name, input, () => recordedOutcome(pair), entry);
     }
+    if (live) return recorder.tool(name, input, run);
     if (options.scriptedTools === "refuse") {
       const text = JSON.stringify(input) ?? "undefined";
       const err = new ForkError(

@@ -37,12 +37,28 @@ export const mastra: FrameworkTarget = {
     const proto = Agent?.prototype;
     const original = proto?.wrapToolsWithHooks;
     if (!proto || typeof original !== "function") throw new Error("Agent.prototype.wrapToolsWithHooks is no function");
+    // a sub-agent or a workflow given to the agent as a tool is a run of its own, not one call: its model calls
+    // and its tools are recorded as they happen (a model call inside a recorded tool call is refused), so the
+    // tools those methods make are left as they are
+    const delegates = new WeakSet<object>();
+    const undos: Array<() => void> = [];
+    for (const method of ["listAgentTools", "listWorkflowTools"]) {
+      const list = proto[method];
+      if (typeof list !== "function") continue;
+      const listed = async function (this: unknown, ...args: unknown[]) {
+        const made = (await (list as AnyFn).apply(this, args)) as Tools | null | undefined;
+        if (made && typeof made === "object")
+          for (const t of Object.values(made)) if (t && typeof t === "object") delegates.add(t);
+        return made;
+      };
+      undos.push(replaceProperty(proto, method, listed));
+    }
     const wrapToolsWithHooks: WrapToolsWithHooks = function (this: unknown, tools, ...rest) {
       if (tools === null || typeof tools !== "object") return (original as AnyFn).call(this, tools, ...rest);
       const recorded: Tools = {};
       for (const [name, tool] of Object.entries(tools)) {
         const execute = tool?.execute;
-        if (typeof execute !== "function") {
+        if (typeof execute !== "function" || delegates.has(tool!)) {
           recorded[name] = tool;
           continue;
         }
@@ -60,6 +76,7 @@ export const mastra: FrameworkTarget = {
       }
       return (original as AnyFn).call(this, recorded, ...rest);
     };
-    return { undo: replaceProperty(proto, "wrapToolsWithHooks", wrapToolsWithHooks) };
+    undos.push(replaceProperty(proto, "wrapToolsWithHooks", wrapToolsWithHooks));
+    return { undo: () => undos.reverse().forEach((u) => u()) };
   },
 };

@@ -76,6 +76,27 @@ describe("bb.tools() with tool objects", () => {
     ]);
   });
 
+  it("a copy's function runs on the tool object itself: private fields and its state are the original's", async () => {
+    class Weather {
+      readonly inputSchema = {};
+      #calls = 0;
+      async execute(input: { city: string }) {
+        this.#calls++;
+        return { city: input.city, calls: this.#calls };
+      }
+      get calls() {
+        return this.#calls;
+      }
+    }
+    const original = new Weather();
+    const bb = blackbox({ mode: "off" });
+    const { weather, constructor: ctor } = bb.tools({ weather: original, constructor: async () => "own" });
+    expect(await weather.execute({ city: "Lisbon" })).toEqual({ city: "Lisbon", calls: 1 });
+    expect(original.calls).toBe(1);
+    // a key that Object.prototype has too is the caller's own
+    expect(await ctor()).toBe("own");
+  });
+
   it("refuses what is neither a function nor a tool object, naming the key", () => {
     const bb = blackbox({ mode: "off" });
     expect(() => bb.tools({ weather: { description: "no function" } })).toThrow(
