@@ -18,7 +18,18 @@ export function publicSession(engine: SessionEngine): Session {
       return engine.mode;
     },
     fetch,
-    tools: ((t: Record<string, unknown>) => sessionTools({ tool, tools }, t)) as Session["tools"],
+    tools: ((t: Record<string, unknown>) =>
+      sessionTools(
+        {
+          tool,
+          tools,
+          fail: (err) => engine.fail(err),
+          get mcpLive() {
+            return engine.mcpLive;
+          },
+        },
+        t,
+      )) as Session["tools"],
     tool,
     finish: engine.finish.bind(engine),
     dispose: engine.dispose.bind(engine),

@@ -1,7 +1,9 @@
 /**
  * The MCP TypeScript SDK (@modelcontextprotocol/sdk 1.x): an agent reaches an MCP server's
  * tools through its `Client` (client/index.js), whatever the transport (stdio, Streamable
- * HTTP, SSE). The patch makes each of the client's requests below a tool step:
+ * HTTP, SSE). The patch makes each of the client's requests below a tool step (on
+ * Client.prototype, under the register hook; `recordedClient` the same on one client, for
+ * bb.tools() in a process without it):
  *
  * - `callTool(params)`: under the tool's name (`params.name`, the name the model calls it
  *   by) with its `arguments` alone; the result is the SDK's (content blocks,
@@ -162,27 +164,70 @@ export const mcp: FrameworkTarget = {
   ],
   patch(_file, names, host) {
     const proto = (names.Client as { prototype?: Record<string, unknown> }).prototype;
-    const protocolConnect = proto && (Object.getPrototypeOf(proto) as Record<string, unknown> | null)?.connect;
-    const originals: Record<string, unknown> = {};
-    for (const m of ["connect", "callTool", ...Object.keys(LISTS)]) {
-      originals[m] = proto?.[m];
-      if (typeof originals[m] !== "function") throw new Error(`Client.prototype.${m} is no function`);
-    }
-    if (typeof protocolConnect !== "function") throw new Error("the Client's Protocol has no connect");
-    const onrequest = proto?._onrequest;
-    if (typeof onrequest !== "function") throw new Error("the Client's Protocol has no _onrequest");
-    const answered = ["connect", "callTool", ...Object.keys(LISTS)];
-    const undos = [
-      replaceProperty(proto!, "connect", connect(host, originals.connect as AnyFn, protocolConnect as AnyFn, answered)),
-      replaceProperty(proto!, "callTool", callTool(host, originals.callTool as AnyFn, originals.connect as AnyFn)),
-      ...Object.entries(LISTS).map(([m, method]) =>
-        replaceProperty(proto!, m, listed(host, `mcp:${method}`, originals[m] as AnyFn, originals.connect as AnyFn)),
-      ),
-      replaceProperty(proto!, "_onrequest", serverRequests(host, onrequest as AnyFn)),
-    ];
+    if (!proto) throw new Error("Client has no prototype");
+    const methods = clientMethods(proto, Object.getPrototypeOf(proto) as Record<string, unknown> | null, host);
+    const undos = Object.entries(methods).map(([m, fn]) => replaceProperty(proto, m, fn));
     return { undo: () => undos.reverse().forEach((u) => u()) };
   },
 };
+
+/** The client's methods replaced (the patch's on Client.prototype, bb.tools()'s on one client). */
+const REPLACED = ["connect", "callTool", ...Object.keys(LISTS), "_onrequest"];
+
+/**
+ * The replacements of a client's methods, recording through `host`: `client` holds the SDK's
+ * own (Client.prototype, or one client: the methods it would run), `protocol` the SDK
+ * Protocol's (its connect, which a replay connects the OfflineTransport with).
+ */
+function clientMethods(
+  client: Readonly<Record<string, unknown>>,
+  protocol: Readonly<Record<string, unknown>> | null,
+  host: FrameworkHost,
+): Record<string, AnyFn> {
+  const originals: Record<string, AnyFn> = {};
+  for (const m of REPLACED) {
+    if (typeof client[m] !== "function") throw new Error(`Client.prototype.${m} is no function`);
+    originals[m] = client[m] as AnyFn;
+  }
+  const protocolConnect = protocol?.connect;
+  if (typeof protocolConnect !== "function") throw new Error("the Client's Protocol has no connect");
+  const answered = ["connect", "callTool", ...Object.keys(LISTS)];
+  const sdkConnect = originals.connect!;
+  return {
+    connect: connect(host, sdkConnect, protocolConnect as AnyFn, answered),
+    callTool: callTool(host, originals.callTool!, sdkConnect),
+    ...Object.fromEntries(
+      Object.entries(LISTS).map(([m, method]) => [m, listed(host, `mcp:${method}`, originals[m]!, sdkConnect)]),
+    ),
+    _onrequest: serverRequests(host, originals._onrequest!),
+  };
+}
+
+/** Whether `value` is an MCP SDK Client, by its shape. */
+export function isMcpClient(value: unknown): value is object {
+  if (value === null || typeof value !== "object") return false;
+  const v = value as Record<string, unknown>;
+  return ["callTool", "connect", "listTools", "getServerVersion"].every((m) => typeof v[m] === "function");
+}
+
+/**
+ * `bb.tools()`'s MCP client, for a process without the register hook: a proxy of `client`
+ * whose connect, callTool and list calls are recorded through `host` as the patch records
+ * them. Every call runs with the proxy as `this`, and the proxy reads and writes the
+ * client's own fields, so the state connect sets (the transport, the server's info) is the
+ * client's; nothing of the client itself is changed.
+ */
+export function recordedClient<T extends object>(client: T, host: FrameworkHost): T {
+  // the Protocol's methods: the prototype after the one holding callTool (Client.prototype)
+  let owner: object | null = client;
+  while (owner !== null && !Object.hasOwn(owner, "callTool")) owner = Object.getPrototypeOf(owner) as object | null;
+  const protocol = owner && (Object.getPrototypeOf(owner) as Record<string, unknown> | null);
+  const methods: Record<PropertyKey, AnyFn> = clientMethods(client as Record<string, unknown>, protocol, host);
+  return new Proxy(client, {
+    get: (target, prop, receiver) =>
+      Object.hasOwn(methods, prop) ? methods[prop] : Reflect.get(target, prop, receiver),
+  });
+}
 
 function connect(host: FrameworkHost, original: AnyFn, protocolConnect: AnyFn, answered: string[]): AnyFn {
   return async function (this: McpClient, transport: { sessionId?: unknown } | undefined, ...rest: unknown[]) {

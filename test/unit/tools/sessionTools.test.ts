@@ -103,4 +103,72 @@ describe("bb.tools() with tool objects", () => {
       'bb.tools(): "weather" is not a function or a tool object; pass { name: function } or a framework\'s tool',
     );
   });
+
+  it("an MCP client (shaped as the SDK's Client) comes back as a proxy recording connect, list and tool calls", async () => {
+    class Protocol {
+      _transport?: { start(): Promise<void> };
+      async connect(transport: { start(): Promise<void> }) {
+        this._transport = transport;
+        await transport.start();
+      }
+      _onrequest() {}
+    }
+    const started: string[] = [];
+    class Client extends Protocol {
+      _clientInfo = { name: "c", version: "1" };
+      _serverVersion?: { name: string };
+      override async connect(transport: { start(): Promise<void> }) {
+        await super.connect(transport);
+        this._serverVersion = { name: "weather" };
+      }
+      getServerVersion = () => this._serverVersion;
+      getServerCapabilities() {
+        return { tools: {} };
+      }
+      getInstructions() {
+        return undefined;
+      }
+      async callTool(p: { name: string; arguments: { city: string } }) {
+        return { content: [{ type: "text", text: `sun in ${p.arguments.city}` }] };
+      }
+      async listTools() {
+        return { tools: [{ name: "get_weather" }] };
+      }
+      async listPrompts() {}
+      async listResources() {}
+      async listResourceTemplates() {}
+      async readResource() {}
+      async getPrompt() {}
+    }
+    const transport = { start: async () => void started.push("started") };
+    const run = async (bb: ReturnType<typeof blackbox>) => {
+      const client = new Client();
+      const { mcp } = bb.tools({ mcp: client });
+      await mcp.connect(transport);
+      const listed = await mcp.listTools();
+      const called = await mcp.callTool({ name: "get_weather", arguments: { city: "Lisbon" } });
+      await bb.finish();
+      return { client, mcp, listed, called };
+    };
+    const out = join(dir, "mcp.json");
+    const recorded = await run(blackbox({ mode: "record", out }));
+    // the state connect set is the client's own; the client itself is unchanged
+    expect(recorded.client._transport).toBe(transport);
+    expect(recorded.mcp.getServerVersion()).toEqual({ name: "weather" });
+    expect(Object.hasOwn(recorded.client, "connect")).toBe(false);
+    expect(started).toEqual(["started"]);
+    const trace = JSON.parse(readFileSync(out, "utf8")) as Trace;
+    const calls = trace.steps.filter((s) => s.type === "tool_call").map((s) => s.payload);
+    expect(calls).toMatchObject([
+      { toolName: "mcp:initialize", toolInput: { clientInfo: { name: "c", version: "1" } } },
+      { toolName: "mcp:tools/list", toolInput: { server: "weather" } },
+      { toolName: "get_weather", toolInput: { city: "Lisbon" } },
+    ]);
+    const replayed = await run(blackbox({ mode: "replay", cassette: out }));
+    // answered from the cassette: the transport never started, the server's info the recorded one
+    expect(started).toEqual(["started"]);
+    expect(replayed.mcp.getServerVersion()).toEqual({ name: "weather" });
+    expect(replayed.listed).toEqual(recorded.listed);
+    expect(replayed.called).toEqual(recorded.called);
+  });
 });
