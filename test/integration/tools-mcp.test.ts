@@ -1,9 +1,11 @@
 /**
  * An MCP client shaped like the MCP quickstart's (an Anthropic client, the MCP SDK's Client
- * over stdio or Streamable HTTP to our own weather server, its tools handed to the model,
- * `client.callTool` on each tool_use; agent-openai.mjs the same with the OpenAI SDK's chat
- * completions and function tools), recorded with no config and no code change: connect,
- * listTools and each callTool are tool steps (src/tools/frameworks/mcp.ts). Offline replays
+ * over stdio, Streamable HTTP or HTTP+SSE to our own weather server, its tools handed to the
+ * model, `client.callTool` on each tool_use; agent-openai.mjs the same with the OpenAI SDK's
+ * chat completions and function tools), recorded with no config and no code change: connect,
+ * listTools and each callTool are tool steps (src/tools/frameworks/mcp.ts). in-code.mjs is
+ * the same client with Blackbox in code and no register hook: `bb.tools({ mcp: client })`
+ * returns the client it records, with the same steps. Offline replays
  * run with the server script deleted from disk: no server starts, the server's tool never
  * runs (its side-effect file stays absent) and the agent prints what it printed recorded.
  */
@@ -11,9 +13,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Trace } from "../../src/trace/types.js";
-import { runProcess } from "../helpers/child.js";
+import { ROOT, runProcess } from "../helpers/child.js";
 import { anthropicMessage, openaiCompletion } from "../helpers/fakeProvider.js";
 import {
   BIN,
@@ -33,7 +36,7 @@ afterAll(() => {
   for (const s of servers) s.kill();
 });
 
-type Kind = "stdio" | "http";
+type Kind = "stdio" | "http" | "sse";
 
 /** A copy of the weather server for one run, inside the app (so it resolves the SDK), deleted to prove a replay never starts it. */
 function serverCopy(name: string): { script: string; remove: () => void } {
@@ -44,15 +47,25 @@ function serverCopy(name: string): { script: string; remove: () => void } {
   return { script, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The server script serving Streamable HTTP on 127.0.0.1: its URL once it listens. */
-async function httpServer(script: string, env: Record<string, string>): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [script, "http"], { cwd: APP, env: { ...process.env, ...env } });
+/** The server script serving Streamable HTTP or HTTP+SSE (`kind`) on 127.0.0.1: its URL once it listens. */
+async function httpServer(
+  script: string,
+  kind: "http" | "sse",
+  env: Record<string, string>,
+): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [script, kind], { cwd: APP, env: { ...process.env, ...env } });
   servers.push(child);
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", resolve);
     child.once("exit", (code) => reject(new Error(`the weather server exited (${code}) before listening`)));
   });
   return { url: first.trim(), stop: () => child.kill() };
+}
+
+/** in-code.mjs runs with plain node (Blackbox in its code, no register hook); the others under the hook. */
+function agentNode(agent: string, kind: Kind, env: Record<string, string | undefined>, offline = false) {
+  if (agent === "in-code.mjs") return runProcess(process.execPath, [agent, kind, QUESTION], { cwd: APP, env, offline });
+  return hookedNode(APP, [agent, kind, QUESTION], env, offline);
 }
 
 /** agent-openai.mjs drives the MCP tools with the OpenAI SDK (chat completions), the others with Anthropic's. */
@@ -74,6 +87,7 @@ function agentEnv(extra: Record<string, string | undefined>): Record<string, str
     ANTHROPIC_API_KEY: "sk-ant-mcp-0000",
     OPENAI_BASE_URL: fx.fake.openaiUrl,
     OPENAI_API_KEY: "sk-mcp-openai-0000",
+    BLACKBOX_PKG: pathToFileURL(join(ROOT, "dist", "index.js")).href,
     ...extra,
   };
 }
@@ -85,7 +99,10 @@ interface Recorded {
   /** The agent's environment naming the (now deleted) server: what a replay runs with. */
   env: Record<string, string | undefined>;
   log: string;
-  /** agent.mjs, agent.cjs (the SDK's CommonJS build) or agent-openai.mjs (the OpenAI SDK driving the tools). */
+  /**
+   * agent.mjs, agent.cjs (the SDK's CommonJS build), agent-openai.mjs (the OpenAI SDK driving the tools) or
+   * in-code.mjs (no hook: bb.tools() around the Client).
+   */
   agent: string;
 }
 
@@ -101,15 +118,15 @@ async function record(
   const cassette = join(fx.dir, `${name}.json`);
   let env: Record<string, string | undefined>;
   let stop = () => {};
-  if (kind === "http") {
-    const http = await httpServer(server.script, { TOOL_LOG: log, ...serverEnv });
+  if (kind !== "stdio") {
+    const http = await httpServer(server.script, kind, { TOOL_LOG: log, ...serverEnv });
     stop = http.stop;
     env = agentEnv({ MCP_URL: http.url });
   } else env = agentEnv({ MCP_SERVER: server.script, ...serverEnv });
   queueWeather(agent);
   const seen = fx.fake.requests.length;
   try {
-    const r = await hookedNode(APP, [agent, kind, QUESTION], {
+    const r = await agentNode(agent, kind, {
       ...env,
       TOOL_LOG: log,
       BLACKBOX_MODE: "record",
@@ -130,9 +147,9 @@ async function record(
 async function replay(kind: Kind, rec: Recorded): Promise<void> {
   rmSync(rec.log, { force: true });
   const seen = fx.fake.requests.length;
-  const r = await hookedNode(
-    APP,
-    [rec.agent, kind, QUESTION],
+  const r = await agentNode(
+    rec.agent,
+    kind,
     { ...rec.env, TOOL_LOG: rec.log, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: rec.cassette },
     true,
   );
@@ -150,13 +167,15 @@ function payloads(trace: Trace, type: "tool_call" | "tool_result"): Array<Record
 describe.each([
   ["stdio", "agent.mjs"],
   ["http", "agent.mjs"],
+  ["sse", "agent.mjs"],
   ["stdio", "agent.cjs"],
   ["stdio", "agent-openai.mjs"],
   ["http", "agent-openai.mjs"],
+  ["stdio", "in-code.mjs"],
 ] as const)("an MCP quickstart client over %s (%s)", (kind, agent) => {
   let rec: Recorded;
 
-  it("records connect, listTools and each callTool as tool steps, with zero code", async () => {
+  it("records connect, listTools and each callTool as tool steps", async () => {
     rec = await record(kind, `${kind}-${agent}`, {}, agent);
     expect(rec.stdout).toMatch(
       new RegExp(
