@@ -41,6 +41,28 @@ export class Replayer {
     return pair;
   }
 
+  /** The current round holds tool `name`, not yet served: "args" with these arguments (as recorded, redacted), else "name". */
+  expectsTool(name: string, input: JsonValue): "args" | "name" | undefined {
+    const free = this.source.round.filter(
+      (p) => !p.consumed && (p.callStep.payload as { toolName: string }).toolName === name,
+    );
+    if (free.length === 0) return undefined;
+    const redacted = this.engine.redactor.payload("tool_call", { toolName: name, toolInput: input }) as {
+      toolInput: JsonValue;
+    };
+    const same = free.some((p) =>
+      jsonEqual((p.callStep.payload as { toolInput: JsonValue }).toolInput, redacted.toolInput),
+    );
+    return same ? "args" : "name";
+  }
+
+  /** The recording's first model request, while the replay made no model call yet. */
+  firstInput(): ModelInput | undefined {
+    if (this.source.modelCalls > 0) return undefined;
+    const step = this.source.steps.find((s) => s.type === "model_input");
+    return step?.payload as unknown as ModelInput | undefined;
+  }
+
   /** The replay made every recorded call and ended as recorded. */
   checkEnd(outcome: TerminalPayload): void {
     const source = this.source;

@@ -143,6 +143,16 @@ export interface SessionPort {
   tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F>;
 }
 
+/** A session that is one conversation of a run (src/session/run.ts): how its replayed ids are set apart. */
+export interface ConversationPart {
+  /** Put in its replayed tool-call wire ids (`bbx_<prefix>call-N`). */
+  idPrefix: string;
+  /** Where its replayed replies' numbers start (the ids Blackbox serves: `bbx_msg-<n>`, `bbx-resp-<n>`). */
+  seqBase: number;
+  /** Why no tool is wrapped in the run, when none is (the run wraps them, not the conversation). */
+  unwrapped: () => string | undefined;
+}
+
 /** How a process ended, as the exit port reports it. */
 export interface ExitInfo {
   exitCode: number;
