@@ -314,9 +314,9 @@ export class SessionEngine implements SessionPort, EngineContext {
     return this.conversations.holds(name, body);
   }
 
-  /** Replay: the recording's first model request, while no model call was made; else undefined. */
-  firstRecordedInput(): ModelInput | undefined {
-    return this.strategy.firstInput?.();
+  /** Replay: the recording's next model request, when it is at one (its tool round served); else undefined. */
+  nextRecordedInput(): ModelInput | undefined {
+    return this.strategy.nextInput?.();
   }
 
   // --- tools --------------------------------------------------------------------

@@ -56,11 +56,12 @@ export class Replayer {
     return same ? "args" : "name";
   }
 
-  /** The recording's first model request, while the replay made no model call yet. */
-  firstInput(): ModelInput | undefined {
-    if (this.source.modelCalls > 0) return undefined;
-    const step = this.source.steps.find((s) => s.type === "model_input");
-    return step?.payload as unknown as ModelInput | undefined;
+  /** The recording's next model request, when its next step is one (the round before it served), else undefined. */
+  nextInput(): ModelInput | undefined {
+    const source = this.source;
+    if (source.round.some((p) => !p.consumed)) return undefined;
+    const step = source.steps[source.cursor];
+    return step?.type === "model_input" ? (step.payload as unknown as ModelInput) : undefined;
   }
 
   /** The replay made every recorded call and ended as recorded. */

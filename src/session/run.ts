@@ -55,25 +55,27 @@ export class RunSession implements SessionPort {
   readonly mcpLive = undefined;
   /** The path the run was given: its folder, or its cassette file. */
   private readonly given: string;
+  /** The run's folder (for a run given a file: the folder of its name, used once a second conversation starts). */
+  private readonly folder: string;
   private readonly table: RunRoutes;
+  /**
+   * Conversation 1, made with the run's own ports (the hook's claim, the process end): while it is the only one,
+   * the run is exactly a session of one conversation.
+   */
+  private readonly primary: Conversation;
+  /** The process end of conversations 2, 3 ...: the run's own handler calls them after the primary's. */
   private readonly exitHandlers: Array<(info: ExitInfo) => void> = [];
   private readonly endOfRun: Array<() => void> = [];
   private readonly installed: Array<() => void> = [];
   private readonly createdAt: number;
   private toolsWrapped = 0;
-  private claimed = false;
-  private claimError: BlackboxError | undefined;
   private finished = false;
-  private firstError: BlackboxError | undefined;
   /** The first refusal a conversation met (a divergence): what the run's end reports, before any later check. */
   private firstFailure: BlackboxError | undefined;
 
-  /** The run's folder (for a run given a file: the folder of its name, used once a second conversation starts). */
-  private readonly folder: string;
-
   /**
-   * `shape`: "folder" (options.out / options.cassette names the run's folder) or "file" (a cassette file: a
-   * run of one conversation is that file, as a session's; one of several is the folder of its name).
+   * `shape`: "folder" (options.out / options.cassette names the run's folder) or "file" (record into a cassette
+   * file: a run of one conversation is that file, as a session's; one of several is the folder of its name).
    */
   constructor(
     private readonly options: SessionOptions,
@@ -84,7 +86,7 @@ export class RunSession implements SessionPort {
     this.mode = sessionModeOf(options);
     if (this.mode === "fork")
       throw new SessionError(
-        "a run of several conversations cannot be forked as a whole yet: fork one of its cassettes (blackbox fork runs/NAME/conversation-NN.json --at N) with the others replayed by hand, or record it again.",
+        "a run of several conversations cannot be forked as a whole yet: fork one of its cassettes (blackbox fork runs/NAME/conversation-NN.json --at N), or record it again.",
       );
     this.given = (this.mode === "replay" ? options.cassette : options.out) ?? "";
     this.folder = shape === "folder" ? this.given : this.given.replace(/\.json$/i, "") || `${this.given}.run`;
@@ -92,17 +94,16 @@ export class RunSession implements SessionPort {
     this.createdAt = (options.now ?? Date.now)();
     this.table = new RunRoutes(this.mode, checkRedactRules(options.redact), ports.env);
     if (this.mode === "replay") {
-      if (shape === "folder") {
-        const { index } = ports.loadRun(this.folder);
-        index.conversations.forEach((c, i) => this.table.waiting.push(this.conversation(i + 1, c.toldApart)));
-      } else this.table.waiting.push(this.conversation(1, "new history"));
-    }
-    const atExit = this.mode === "record" || ports.finishReplayAtExit || ports.failDivergedReplayAtExit;
-    if (atExit && ports.onProcessExit) this.endOfRun.push(ports.onProcessExit((info) => this.onExit(info)));
+      const { index } = ports.loadRun(this.folder);
+      index.conversations.forEach((c, i) => this.table.waiting.push(this.conversation(i + 1, c.toldApart)));
+      this.primary = this.table.waiting[0]!;
+    } else this.primary = this.conversation(1, "new history");
+    // after the primary's: at the process end its cassette is made first
+    if (ports.onProcessExit) this.endOfRun.push(ports.onProcessExit((info) => this.onExit(info)));
   }
 
   get active(): boolean {
-    return this.claimed;
+    return this.primary.engine.active;
   }
 
   adopt(undo: () => void): void {
@@ -110,26 +111,39 @@ export class RunSession implements SessionPort {
   }
 
   /**
-   * Conversation `n`: an engine with its own cassette, its exit reported to the run. In a run given a file,
-   * conversation 1 is that file, as a session's would be, until a second conversation starts: then every
-   * conversation is written into the folder of the file's name.
+   * Conversation `n`: an engine with its own cassette. Written as the run ends: conversation 1 of a run given a
+   * file to that file while it is the only one; else all into the folder, with the index.
    */
   private conversation(n: number, toldApart: string): Conversation {
     const file = conversationFile(n);
     const single = this.shape === "file" && n === 1;
     const path = single ? this.given : this.ports.join(this.folder, file);
     const made = { n, file, toldApart, last: undefined, failed: false, written: undefined } as unknown as Conversation;
+    const claim = this.ports.claim;
+    const own: Partial<SessionPorts> =
+      n === 1
+        ? // the primary claims what the run was given (the run's root and the CLI check that path)
+          {
+            claim: claim && {
+              take: () => claim.take(this.given),
+              assertHeld: () => claim.assertHeld(this.given),
+            },
+          }
+        : {
+            claim: undefined,
+            onProcessExit: (handler) => {
+              this.exitHandlers.push(handler);
+              return () => this.exitHandlers.splice(this.exitHandlers.indexOf(handler) >>> 0, 1);
+            },
+          };
     const ports: SessionPorts = {
       ...this.ports,
-      claim: undefined,
+      ...own,
       writeCassette: (p, trace, secrets) => {
-        const to = single && this.split() ? this.ports.join(this.folder, file) : p;
-        this.ports.writeCassette(to, trace, secrets);
+        // one of several: kept until every conversation is whole, then all are written (writeAll)
+        if (this.split()) made.pending = { trace, secrets };
+        else this.ports.writeCassette(p, trace, secrets);
         made.written = trace;
-      },
-      onProcessExit: (handler) => {
-        this.exitHandlers.push(handler);
-        return () => this.exitHandlers.splice(this.exitHandlers.indexOf(handler) >>> 0, 1);
       },
     };
     const updateCommand =
@@ -152,6 +166,10 @@ export class RunSession implements SessionPort {
     return made;
   }
 
+  /** Conversation `n` for the routes: the primary is made already. */
+  private readonly make = (n: number, toldApart: string): Conversation =>
+    n === 1 ? this.primary : this.conversation(n, toldApart);
+
   /** The run is written as a folder: it was given one, or it holds more than one conversation. */
   private split(): boolean {
     return this.shape === "folder" || this.table.started.length + this.table.waiting.length > 1;
@@ -159,14 +177,11 @@ export class RunSession implements SessionPort {
 
   /** The run's id: the option, else the folder's name. */
   private runId(): string {
-    return (
-      this.options.traceId ??
-      (this.folder
-        .replace(/[\\/]+$/, "")
-        .split(/[\\/]/)
-        .pop() ||
-        "run")
-    );
+    const name = this.folder
+      .replace(/[\\/]+$/, "")
+      .split(/[\\/]/)
+      .pop();
+    return this.options.traceId ?? (name || "run");
   }
 
   // --- the doors --------------------------------------------------------------
@@ -183,16 +198,13 @@ export class RunSession implements SessionPort {
   ): Promise<HttpResponseLike> {
     const name = hint ?? this.route(request.url);
     if (!name) return forward(request, signal);
-    this.guard();
     const url = request.parsedUrl ?? new URL(request.url);
-    const kind = providers[name].classify(request.method, url);
-    if (kind !== "model") {
-      if (kind === "other" && this.mode === "record") return forward(request, signal);
-      return this.anyConversation().engine.handle(request, forward, signal, name);
-    }
+    // what is not a model call, and every call once the run ended, is the primary's (it answers or refuses)
+    if (this.finished || providers[name].classify(request.method, url) !== "model")
+      return this.primary.engine.handle(request, forward, signal, name);
     const loading = this.writerLoading();
     if (loading) await loading;
-    const { conversation } = this.table.modelCall(name, request.body, (n, how) => this.conversation(n, how));
+    const { conversation } = this.table.modelCall(name, request.body, this.make);
     let ok = false;
     try {
       const response = await conversation.engine.handle(request, forward, signal, name);
@@ -204,33 +216,20 @@ export class RunSession implements SessionPort {
     }
   }
 
-  /** A conversation for what is not a model call (a refusal, a replayed SDK call no recording holds). */
-  private anyConversation(): Conversation {
-    return this.table.started[0] ?? this.table.waiting[0] ?? this.table.start(this.conversation(1, "new history"));
-  }
-
   refuse(provider: ProviderName, err: BlackboxError): HttpResponseLike {
-    return this.anyConversation().engine.refuse(provider, err);
+    return this.primary.engine.refuse(provider, err);
   }
 
   fail(err: BlackboxError): void {
-    if (this.mode === "off" || this.finished) return;
-    try {
-      this.activate();
-    } catch {
-      // the claim's own refusal is said at exit
-    }
-    this.firstError ??= err;
+    this.primary.engine.fail(err);
   }
 
   forwardsOther(): boolean {
-    return this.mode === "record";
+    return this.primary.engine.forwardsOther();
   }
 
   modelEndpoint(method: string, url: string): ProviderName | undefined {
-    const provider = this.route(url);
-    if (!provider) return undefined;
-    return providers[provider].classify(method.toUpperCase(), new URL(url)) === "model" ? provider : undefined;
+    return this.primary.engine.modelEndpoint(method, url);
   }
 
   // --- tools --------------------------------------------------------------------
@@ -256,9 +255,9 @@ export class RunSession implements SessionPort {
   }
 
   startTool(name: string, args: unknown[], run: () => unknown): Promise<unknown> {
-    this.guard();
+    if (this.finished) return this.primary.engine.startTool(name, args, run);
     const input = argsToJson(args, `the arguments of tool "${name}"`);
-    const conversation = this.table.toolCall(name, input, (n, how) => this.conversation(n, how));
+    const conversation = this.table.toolCall(name, input, this.make);
     try {
       return conversation.engine.startTool(name, args, run);
     } finally {
@@ -268,41 +267,17 @@ export class RunSession implements SessionPort {
 
   // --- the run's end ------------------------------------------------------------
 
-  private guard(): void {
-    if (this.finished) throw refusals.callAfterFinish("a call");
-    if (this.claimError) throw this.claimError;
-    this.activate();
-  }
-
-  /** The first call of the run (or one refused around it): the hook's run claims its cassette or folder. */
-  private activate(): void {
-    if (this.claimed) return;
-    this.claimed = true;
-    const claim = this.ports.claim;
-    if (!claim) return;
-    try {
-      this.endOfRun.push(claim.take(this.given));
-    } catch (err) {
-      if (err instanceof BlackboxError) this.claimError = err;
-      throw err;
-    }
-  }
-
   private all(): Conversation[] {
     return [...this.table.started, ...this.table.waiting];
   }
 
   async finish(options?: FinishOptions): Promise<void> {
     if (this.mode === "off") return;
-    if (this.finished) throw refusals.finishTwice();
+    if (this.finished) return this.primary.engine.finish(options); // it says why not
     const all = this.all();
-    if (this.mode === "record" && all.length === 0)
-      throw new SessionError(
-        `the run made no model or tool call, so there is no conversation to write to ${this.folder}. Nothing was written.`,
-      );
+    if (all.length === 0) return this.primary.engine.finish(options); // no call: as a session of one
     this.finished = true;
     try {
-      if (this.firstError) throw this.firstError;
       if (this.mode === "record" && this.firstFailure) throw this.firstFailure; // none of its conversations is written
       // the run's answer is its first conversation's (the orchestrator's); a failed run fails every conversation
       let failure: unknown;
@@ -316,20 +291,19 @@ export class RunSession implements SessionPort {
       }
       if (this.firstFailure) throw this.firstFailure;
       if (failure) throw failure;
-      this.writeIndex();
+      this.writeAll();
     } finally {
       this.endRun();
     }
   }
 
+  /** After the primary's own end at the process end: the other conversations' ends, then the run written. */
   private onExit(info: ExitInfo): void {
-    if (this.finished || !this.claimed) return; // a process that made no call writes nothing (its run's root says why)
+    // a run of one conversation given a file is the primary's alone; one that made no call writes nothing; one
+    // whose primary failed said so already
+    if (this.finished || !this.split() || !this.primary.engine.active || this.primary.engine.firstError) return;
     this.finished = true;
     try {
-      if (this.claimError) throw this.claimError;
-      const first = this.firstError ?? (this.mode === "record" ? this.firstFailure : undefined);
-      // a recording that met a refusal writes none of its conversations
-      if (first) throw this.mode === "record" ? refusals.notWritten(first, this.given) : first;
       let failure: unknown;
       for (const h of this.exitHandlers.splice(0)) {
         try {
@@ -338,17 +312,27 @@ export class RunSession implements SessionPort {
           failure ??= err;
         }
       }
-      if (this.firstFailure) throw this.firstFailure;
+      if (this.firstFailure)
+        throw this.mode === "record" ? refusals.notWritten(this.firstFailure, this.given) : this.firstFailure;
       if (failure) throw failure;
-      this.writeIndex();
+      this.writeAll();
     } finally {
       this.endRun();
     }
   }
 
-  private writeIndex(): void {
+  /** A recording of several conversations: each cassette into the folder, then the index; none if one is missing. */
+  private writeAll(): void {
     if (this.mode !== "record" || !this.split()) return;
-    const written = this.table.started.map((c) => ({ file: c.file, trace: c.written!, toldApart: c.toldApart }));
+    const started = this.table.started;
+    const missing = started.find((c) => !c.pending);
+    if (missing)
+      throw new SessionError(
+        `no conversation of the run was written to ${this.folder}: conversation ${missing.n} did not end (it failed, or a call was still running). Record the run again.`,
+      );
+    for (const c of started)
+      this.ports.writeCassette(this.ports.join(this.folder, c.file), c.pending!.trace, c.pending!.secrets);
+    const written = started.map((c) => ({ file: c.file, trace: c.written!, toldApart: c.toldApart }));
     this.ports.writeRunIndex(this.folder, runIndexOf(this.runId(), this.createdAt, written));
   }
 
@@ -359,6 +343,7 @@ export class RunSession implements SessionPort {
   dispose(): void {
     this.endRun();
     for (const c of this.all()) c.engine.dispose();
+    if (!this.all().includes(this.primary)) this.primary.engine.dispose();
     for (const u of this.installed.splice(0).reverse()) u();
   }
 }

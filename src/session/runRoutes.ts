@@ -50,6 +50,8 @@ export interface Conversation {
   failed: boolean;
   /** The cassette it wrote (record). */
   written: Trace | undefined;
+  /** Record, a run of several: its cassette and the keys it must not hold, written when the whole run is. */
+  pending?: { trace: Trace; secrets: string[] };
 }
 
 interface LastRequest {
@@ -116,9 +118,12 @@ export class RunRoutes {
     const view = viewOf(body, member);
     const c = view && this.byView(view);
     if (c) return this.take(c, text, body, member);
+    if (this.mode === "replay") return this.take(this.recorded(name, body, text), text, body, member);
+    // while the run holds one conversation, a request that does not extend it is its next call, as in a session
+    const only = this.started.length === 1 ? this.started[0]! : undefined;
+    if (only && !only.engine.busy) return this.take(only, text, body, member);
     const alike = text !== undefined ? this.firsts.get(text) : undefined;
     const toldApart = alike === undefined ? "new history" : `the same first request as conversation ${alike}`;
-    if (this.mode === "replay") return this.take(this.recordedFirst(name, body, text), text, body, member);
     const made = this.start(make(this.started.length + 1, toldApart));
     if (text !== undefined && alike === undefined) this.firsts.set(text, made.n);
     return this.take(made, text, body, member);
@@ -204,18 +209,35 @@ export class RunRoutes {
     return undefined;
   }
 
-  /** Replay: the recorded conversation not started yet whose first request `body` is, else the closest one. */
-  private recordedFirst(name: ProviderName, body: Obj, text: string | undefined): Conversation {
+  /**
+   * Replay, a request that extends no conversation's last: the conversation whose recording's next request it
+   * is (a started one, free, at a model call; else one not started yet, the first in the order they started);
+   * else the closest, whose strict compare says where it differs.
+   */
+  private recorded(name: ProviderName, body: Obj, text: string | undefined): Conversation {
     const input = neutralOf(name, body, this.redact, this.env);
+    const is = (c: Conversation): boolean => {
+      const recorded = c.engine.nextRecordedInput();
+      return recorded !== undefined && compareModelInput(recorded, input!) === undefined;
+    };
     if (input) {
-      const first = this.waiting.find((w) => {
-        const recorded = w.engine.firstRecordedInput();
-        return recorded !== undefined && compareModelInput(recorded, input) === undefined;
-      });
+      const started = this.started.find((c) => !c.engine.busy && is(c));
+      if (started) return started;
+      const first = this.waiting.find(is);
       if (first) return this.start(first);
     }
-    // none: the closest, whose strict compare says where it differs
-    if (this.waiting.length > 0) return this.start(this.waiting[0]!);
+    // a request like no recorded one: a conversation not started yet, the most alike (else the first), says how
+    // it differs from its first request; with none left, the started one it shares the most text with
+    if (this.waiting.length > 0) {
+      const actual = input ? JSON.stringify(input) : "";
+      let best = this.waiting[0]!;
+      let bestLength = -1;
+      for (const w of this.waiting) {
+        const n = commonPrefix(JSON.stringify(w.engine.nextRecordedInput() ?? ""), actual);
+        if (n > bestLength) [best, bestLength] = [w, n];
+      }
+      return this.start(best);
+    }
     let best = this.started[0]!;
     let bestLength = -1;
     for (const c of this.started) {

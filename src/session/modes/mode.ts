@@ -92,6 +92,6 @@ export interface SessionMode {
   end(outcome: TerminalPayload, atExit: boolean): void;
   /** The last reply asked for tool `name` and it was not called yet: "args" with these arguments, else "name". */
   expectsTool?(name: string, input: JsonValue): ToolExpectation;
-  /** Replay: the recording's first model request while none was made yet. */
-  firstInput?(): ModelInput | undefined;
+  /** Replay: the recording's next model request, when the recording is at one. */
+  nextInput?(): ModelInput | undefined;
 }

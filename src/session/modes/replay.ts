@@ -36,6 +36,6 @@ export function replayMode(engine: EngineContext): SessionMode {
     },
     end: (outcome) => replayer.checkEnd(outcome),
     expectsTool: (name, input) => replayer.expectsTool(name, input),
-    firstInput: () => replayer.firstInput(),
+    nextInput: () => replayer.nextInput(),
   };
 }
