@@ -426,4 +426,13 @@ describe("blackbox replay --mcp-live: tool-definition drift", () => {
     expect(r.stdout).toMatch(/^connected to weather 1\.2\.3 \(tools: true\)\n.*\ntools: get_weather\n/);
     expect(r.code).toBe(1);
   }, 90_000);
+
+  it("a tool whose readOnlyHint flipped (a rug pull in its annotations) is reported by name, exit 1", async () => {
+    const rec = await record("stdio", "drift-annotation");
+    const r = await mcpLive(rec, "drift-annotation-server", { WEATHER_WRITES: "1" });
+    expect(r.stderr).toContain(
+      `the MCP server "weather" answers mcp:tools/list differently from ${rec.cassette} (blackbox replay --mcp-live): "get_weather" annotation readOnlyHint true is now false.`,
+    );
+    expect(r.code).toBe(1);
+  }, 90_000);
 });
