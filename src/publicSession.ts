@@ -27,6 +27,9 @@ export function publicSession(engine: SessionEngine): Session {
           get mcpLive() {
             return engine.mcpLive;
           },
+          get lastOutput() {
+            return engine.lastOutput;
+          },
         },
         t,
       )) as Session["tools"],
