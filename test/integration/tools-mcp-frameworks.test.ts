@@ -16,7 +16,15 @@ import { describe, expect, it } from "vitest";
 import type { Trace } from "../../src/trace/types.js";
 import { runProcess } from "../helpers/child.js";
 import { anthropicMessage } from "../helpers/fakeProvider.js";
-import { BIN, hookedNode, readCassette, SDK_APPS, toolNames, useZeroCodeFixture } from "./zeroCodeHelpers.js";
+import {
+  BIN,
+  blackboxCli,
+  hookedNode,
+  readCassette,
+  SDK_APPS,
+  toolNames,
+  useZeroCodeFixture,
+} from "./zeroCodeHelpers.js";
 
 const QUESTION = "What is the weather in Lisbon?";
 const fx = useZeroCodeFixture("mcp-langchain", "mcp-ai-sdk");
@@ -166,5 +174,69 @@ describe("the AI SDK's MCP client (@ai-sdk/mcp createMCPClient, generateText)", 
 
   it("replays offline with the server script deleted: no server starts, the tool never runs, the same output", async () => {
     await expectReplayed(rec);
+  }, 90_000);
+});
+
+describe("the AI SDK's MCP client, forked live and replayed with --mcp-live", () => {
+  const set = JSON.stringify({ content: [{ type: "text", text: "Snow in Lisbon, -2 C" }] });
+
+  it("a live fork past Lisbon's result starts the agent's own server for the Porto call, and only then", async () => {
+    const rec = await record("mcp-ai-sdk", "get_weather");
+    const lisbon = rec.trace.steps.findIndex(
+      (s) => s.type === "tool_result" && (s.payload as { toolName: string }).toolName === "get_weather",
+    );
+    const server = serverCopy(rec.app, "fork-server");
+    fx.fake.enqueue(
+      { json: anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Porto" } }] }) },
+      { json: anthropicMessage({ text: "Snow in Lisbon, sun in Porto." }) },
+    );
+    rmSync(rec.log, { force: true });
+    const out = join(fx.dir, "ai-sdk-fork-child.json");
+    try {
+      const r = await blackboxCli(
+        fx.fake,
+        rec.app,
+        ["fork", rec.cassette, "--at", String(lisbon), "--set", set, "--live", "-o", out, "--"].concat([
+          process.execPath,
+          "agent.mjs",
+          QUESTION,
+        ]),
+        { ...rec.env, MCP_SERVER: server.script, TOOL_LOG: rec.log },
+      );
+      expect(r.stderr).toMatch(/^blackbox: forked .* into .*ai-sdk-fork-child\.json: .* ended: success\n$/);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(
+        /^tools: get_weather\n\[get_weather: Snow in Lisbon, -2 C\]\n\[get_weather: Sunny in Porto, [\d.]+ C\]\nSnow in Lisbon, sun in Porto\.\n$/,
+      );
+      // the server ran the one call made after the fork point
+      expect(readFileSync(rec.log, "utf8")).toBe("get_weather Porto\n");
+      expect(toolNames(readCassette(out))).toEqual(["mcp:initialize", "mcp:tools/list", "get_weather", "get_weather"]);
+    } finally {
+      server.remove();
+    }
+  }, 90_000);
+
+  it("blackbox replay --mcp-live: a readOnlyHint that flipped on the live server fails the replay by name", async () => {
+    const rec = await record("mcp-ai-sdk", "get_weather");
+    const server = serverCopy(rec.app, "drift-server");
+    rmSync(rec.log, { force: true });
+    const seen = fx.fake.requests.length;
+    try {
+      const r = await blackboxCli(
+        fx.fake,
+        rec.app,
+        ["replay", rec.cassette, "--mcp-live", "--", process.execPath, "agent.mjs", QUESTION],
+        { ...rec.env, MCP_SERVER: server.script, TOOL_LOG: rec.log, WEATHER_WRITES: "1" },
+        true,
+      );
+      expect(r.stderr).toContain(
+        `the MCP server "weather" answers mcp:tools/list differently from ${rec.cassette} (blackbox replay --mcp-live): "get_weather" annotation readOnlyHint true is now false.`,
+      );
+      expect(r.code).toBe(1);
+      expect(fx.fake.requests.length).toBe(seen);
+      expect(existsSync(rec.log)).toBe(false);
+    } finally {
+      server.remove();
+    }
   }, 90_000);
 });
