@@ -240,3 +240,37 @@ describe("the AI SDK's MCP client, forked live and replayed with --mcp-live", ()
     }
   }, 90_000);
 });
+
+describe("the AI SDK's MCP client: a server's request to the client", () => {
+  it("an elicitation/create the client handles fails the recording by name, and no cassette is written", async () => {
+    const app = join(SDK_APPS, "mcp-ai-sdk");
+    const server = serverCopy(app, "elicit");
+    const log = join(fx.dir, "elicit.log");
+    const cassette = join(fx.dir, "elicit.json");
+    fx.fake.enqueue(
+      { json: anthropicMessage({ toolCalls: [{ name: "choose_city", input: {} }] }) },
+      { json: anthropicMessage({ text: "Porto it is." }) },
+    );
+    try {
+      const r = await hookedNode(app, ["agent.mjs", QUESTION], {
+        ...agentEnv("mcp-ai-sdk", { MCP_SERVER: server.script }),
+        WEATHER_ELICIT: "1",
+        AGENT_ELICIT: "1",
+        TOOL_LOG: log,
+        BLACKBOX_MODE: "record",
+        BLACKBOX_OUT: cassette,
+      });
+      // the agent ran as it does without Blackbox: its handler answered the server
+      expect(r.stdout).toContain("[choose_city: Chosen: Porto]\n");
+      expect(readFileSync(log, "utf8")).toBe("choose_city\n");
+      expect(r.stderr).toContain(
+        `the MCP server "weather" sent the client a "elicitation/create" request during the client's callTool "choose_city", and the client handled it`,
+      );
+      expect(r.stderr).toContain(`No cassette was written to ${cassette}`);
+      expect(r.code).not.toBe(0);
+      expect(existsSync(cassette)).toBe(false);
+    } finally {
+      server.remove();
+    }
+  }, 90_000);
+});

@@ -73,6 +73,9 @@ function saysNow(client: AiSdkMcpClient): Record<string, unknown> {
   return out;
 }
 
+/** Each client's callTool calls in flight, for the message of a server's request. */
+const calling = new WeakMap<object, string[]>();
+
 /** The agent's transport of a client initialized from the cassette, or its real init under way. */
 const kept = new WeakMap<object, Transport | Promise<void>>();
 
@@ -157,10 +160,15 @@ function callTool(host: FrameworkHost, original: AnyFn, sdkInit: AnyFn): AnyFn {
     const name = call?.name;
     if (typeof name !== "string") return original.call(this, call, ...rest);
     const step = modelName(host.modelToolCalls(), name, serverName(this), call!.args);
-    return host.record(step, call!.args ?? {}, async () => {
-      await goLive(this, sdkInit);
-      return original.call(this, call, ...rest);
-    });
+    const inFlight = calling.get(this) ?? [];
+    calling.set(this, inFlight);
+    inFlight.push(`callTool "${name}"`);
+    return host
+      .record(step, call!.args ?? {}, async () => {
+        await goLive(this, sdkInit);
+        return original.call(this, call, ...rest);
+      })
+      .finally(() => inFlight.splice(inFlight.lastIndexOf(`callTool "${name}"`), 1));
   };
 }
 
@@ -190,12 +198,16 @@ function listed(
   };
 }
 
-/** An elicitation request the server sends a client with a handler for it: refused by name (mcpRequests.ts). */
+/**
+ * An `elicitation/create` the server sends a client with a handler for it (the one request the
+ * client answers itself besides ping): refused by name (mcpRequests.ts). Any other is answered
+ * "Unsupported" by the package, which the server's recorded answer reflects.
+ */
 function requests(host: FrameworkHost, original: AnyFn): AnyFn {
   return function (this: AiSdkMcpClient, request: { method?: unknown } | undefined, ...rest: unknown[]) {
     const method = request?.method;
-    if (typeof method === "string" && method !== "ping" && this.elicitationRequestHandler !== undefined)
-      host.fail(serverRequest(serverName(this), method, undefined));
+    if (method === "elicitation/create" && this.elicitationRequestHandler !== undefined)
+      host.fail(serverRequest(serverName(this), method, calling.get(this)?.at(-1)));
     return original.call(this, request, ...rest);
   };
 }
