@@ -1,6 +1,6 @@
 /**
- * The AI SDK's MCP client (`@ai-sdk/mcp` 1.x: `createMCPClient`, which ai 6's
- * `experimental_createMCPClient` became). It is a client of its own, not the MCP SDK's
+ * The AI SDK's MCP client (`@ai-sdk/mcp` 1.x: `createMCPClient`, where ai 5's
+ * `experimental_createMCPClient` moved; ai 6 has none). It is a client of its own, not the MCP SDK's
  * `Client` (mcp.ts), with its own transports (its stdio and HTTP ones, or an MCP SDK
  * transport handed to it), so it is patched on its own class, `DefaultMCPClient`, with the
  * steps mcp.ts writes:
