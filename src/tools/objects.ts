@@ -15,6 +15,7 @@ import type { AnyFn, Session } from "../session/types.js";
 import { toolCallsOf } from "../trace/payloads.js";
 import type { ModelOutput } from "../trace/types.js";
 import { isMcpClient, recordedClient } from "./frameworks/mcp.js";
+import { aiSdkClientRefusal, isAiSdkMcpClient } from "./frameworks/mcpAiSdk.js";
 import { insideFrameworkTool, runAsFrameworkTool } from "./frameworks/scope.js";
 import type { FrameworkHost } from "./frameworks/types.js";
 import { runnerTool, runnerToolName } from "./runnerTools.js";
@@ -82,6 +83,7 @@ export function sessionTools(session: ToolsSession, tools: Record<string, unknow
   const functions: Record<string, AnyFn> = {};
   const copies: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(tools)) {
+    if (isAiSdkMcpClient(value)) throw aiSdkClientRefusal(key);
     if (isMcpClient(value)) {
       copies[key] = recordedClient(value, sessionHost(session));
       continue;

@@ -14,7 +14,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Trace } from "../../src/trace/types.js";
-import { runProcess } from "../helpers/child.js";
+import { pathToFileURL } from "node:url";
+import { ROOT, runProcess } from "../helpers/child.js";
 import { anthropicMessage } from "../helpers/fakeProvider.js";
 import {
   BIN,
@@ -268,6 +269,31 @@ describe("the AI SDK's MCP client: a server's request to the client", () => {
       );
       expect(r.stderr).toContain(`No cassette was written to ${cassette}`);
       expect(r.code).not.toBe(0);
+      expect(existsSync(cassette)).toBe(false);
+    } finally {
+      server.remove();
+    }
+  }, 90_000);
+});
+
+describe("the AI SDK's MCP client in code, without the register hook", () => {
+  it("bb.tools() given it refuses by name, saying to run under the hook", async () => {
+    const app = join(SDK_APPS, "mcp-ai-sdk");
+    const server = serverCopy(app, "in-code");
+    const cassette = join(fx.dir, "in-code.json");
+    try {
+      const r = await runProcess(process.execPath, ["in-code.mjs"], {
+        cwd: app,
+        env: {
+          MCP_SERVER: server.script,
+          BLACKBOX_OUT: cassette,
+          BLACKBOX_PKG: pathToFileURL(join(ROOT, "dist", "index.js")).href,
+        },
+      });
+      expect(r.stdout).toBe(
+        `refused: bb.tools(): "mcp" is the AI SDK's MCP client (@ai-sdk/mcp createMCPClient()), which bb.tools() cannot record: createMCPClient() connected it (and started its server) before bb.tools() was given it, so a replay could not answer its connection. Run the agent under the register hook (blackbox record -- <command>, or node --import @ardaulas/blackbox/register), which records its connection and tool list and replays them with no server (docs/tools.md#the-ai-sdks-mcp-client); or hand bb.tools() an MCP SDK Client before connecting it\n`,
+      );
+      expect(r.code).toBe(0);
       expect(existsSync(cassette)).toBe(false);
     } finally {
       server.remove();

@@ -91,6 +91,23 @@ function goLive(client: AiSdkMcpClient, sdkInit: AnyFn): Promise<void> {
   return connecting;
 }
 
+/** Whether `value` is the AI SDK's MCP client (what `createMCPClient()` resolves to), by its shape. */
+export function isAiSdkMcpClient(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const v = value as Record<string, unknown>;
+  return ["init", "tools", "listTools", "callTool", "onElicitationRequest"].every((m) => typeof v[m] === "function");
+}
+
+/**
+ * `bb.tools()` given the AI SDK's MCP client: by then `createMCPClient()` has connected it (its
+ * server started), so no proxy could answer its connection in a replay; the register hook can.
+ */
+export function aiSdkClientRefusal(key: string): TypeError {
+  return new TypeError(
+    `bb.tools(): "${key}" is the AI SDK's MCP client (@ai-sdk/mcp createMCPClient()), which bb.tools() cannot record: createMCPClient() connected it (and started its server) before bb.tools() was given it, so a replay could not answer its connection. Run the agent under the register hook (blackbox record -- <command>, or node --import @ardaulas/blackbox/register), which records its connection and tool list and replays them with no server (docs/tools.md#the-ai-sdks-mcp-client); or hand bb.tools() an MCP SDK Client before connecting it`,
+  );
+}
+
 export const mcpAiSdk: FrameworkTarget = {
   framework: "the AI SDK's MCP client",
   package: "@ai-sdk/mcp",
