@@ -9,8 +9,9 @@
  *   beside it as a call the model did not ask for, and the model's call as one that ran
  *   outside Blackbox's view. The model's call is found among the tool calls of its latest
  *   output: one whose name ends with the MCP name after a separator (`__`, `_`, `.`, `-`,
- *   `/`, `:`) and whose arguments are the call's. Record and replay read the same output (a
- *   replay's is the recorded one), so they name the step alike.
+ *   `/`, `:`); between several, by the arguments, then by the server's name in the prefix.
+ *   Record and replay read the same output (a replay's is the recorded one), so they name
+ *   the step alike.
  * - The input: the call's `arguments`, or `{ server, arguments }` where two connected
  *   servers listed a tool of that name (by the client's last listTools), so that each call
  *   is answered from its own server's recording in a replay (it compares the input).
@@ -51,23 +52,30 @@ const SEPARATOR = /[_.\-/:]$/;
 const plain = (v: unknown): JsonValue => (v === undefined ? {} : (JSON.parse(JSON.stringify(v)) as JsonValue));
 const squashed = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, "");
 
-/** The name the model called the MCP tool `name` of `server` by, with `args` (see above); else `name`. */
+/**
+ * The name the model called the MCP tool `name` of `server` by (see above); else `name`. The
+ * model's calls whose name ends with `name` after a separator: one name among them is it;
+ * between several, the one called with `args`, then the one whose prefix names `server`. (The
+ * arguments only choose: a replay's model output holds the recording's redaction placeholders
+ * where the agent passes the real values.)
+ */
 export function modelName(asked: readonly ToolCall[], name: string, server: string, args: unknown): string {
   if (asked.length === 0 || asked.some((c) => c.toolName === name)) return name;
-  let wanted: JsonValue;
+  const renamed = asked.filter((c) => c.toolName.endsWith(name) && SEPARATOR.test(c.toolName.slice(0, -name.length)));
+  const names = (calls: readonly ToolCall[]) => [...new Set(calls.map((c) => c.toolName))];
+  let pool = names(renamed);
+  if (pool.length <= 1) return pool[0] ?? name;
+  let wanted: JsonValue | undefined;
   try {
     wanted = plain(args);
   } catch {
-    return name; // no JSON form: the session's refusal says so
+    wanted = undefined; // no JSON form: the session's refusal says so
   }
-  const renamed = new Set<string>();
-  for (const c of asked) {
-    const prefix = c.toolName.slice(0, -name.length);
-    if (c.toolName.endsWith(name) && SEPARATOR.test(prefix) && jsonEqual(c.toolInput, wanted)) renamed.add(c.toolName);
-  }
-  if (renamed.size === 1) return [...renamed][0]!;
+  const alike = names(renamed.filter((c) => wanted !== undefined && jsonEqual(c.toolInput, wanted)));
+  if (alike.length === 1) return alike[0]!;
+  if (alike.length > 1) pool = alike;
   // two servers' tools renamed alike and called alike: the one whose prefix names this server
   const server_ = squashed(server);
-  const named = [...renamed].filter((n) => server_ !== "" && squashed(n.slice(0, -name.length)).includes(server_));
+  const named = pool.filter((n) => server_ !== "" && squashed(n.slice(0, -name.length)).includes(server_));
   return named.length === 1 ? named[0]! : name;
 }
