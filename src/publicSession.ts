@@ -28,6 +28,9 @@ export function publicSession(engine: SessionEngine | RunSession): Session {
           get mcpLive() {
             return engine.mcpLive;
           },
+          get lastOutput() {
+            return engine.lastOutput;
+          },
         },
         t,
       )) as Session["tools"],

@@ -136,6 +136,11 @@ export interface SessionPort {
   fail(err: BlackboxError): void;
   /** A replay's cassette when its MCP listings go live to be compared (the mcpLive option); else undefined. */
   readonly mcpLive: string | undefined;
+  /**
+   * The model's latest output (recorded, replayed or scripted), if any: an MCP callTool reads the tool calls
+   * it asked for, to record its call under the name the model used for the tool (src/tools/frameworks/mcp.ts).
+   */
+  readonly lastOutput: ModelOutput | undefined;
   /** Whether a provider call that is not a model call goes upstream (record, a live fork). */
   forwardsOther(): boolean;
   /** The provider of a model-call endpoint (method + URL), else undefined. */
