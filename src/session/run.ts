@@ -15,7 +15,7 @@ import { BlackboxError, SessionError } from "../errors.js";
 import { providers } from "../providers/index.js";
 import type { ProviderName, WireRequest } from "../providers/types.js";
 import { conversationFile, runIndexOf, type RunIndex } from "../trace/runIndex.js";
-import type { Trace } from "../trace/types.js";
+import type { ModelOutput, Trace } from "../trace/types.js";
 import { SessionEngine } from "./engine.js";
 import { argsToJson } from "./json.js";
 import { checkOptions, checkRedactRules, sessionModeOf } from "./options.js";
@@ -72,6 +72,7 @@ export class RunSession implements SessionPort {
   private finished = false;
   /** The first refusal a conversation met (a divergence): what the run's end reports, before any later check. */
   private firstFailure: BlackboxError | undefined;
+  private lastAnswered: Conversation | undefined;
 
   /**
    * `shape`: "folder" (options.out / options.cassette names the run's folder) or "file" (record into a cassette
@@ -104,6 +105,11 @@ export class RunSession implements SessionPort {
 
   get active(): boolean {
     return this.primary.engine.active;
+  }
+
+  /** The latest reply of the conversation whose model call ended last (an MCP tool's model-facing name is read from it). */
+  get lastOutput(): ModelOutput | undefined {
+    return (this.lastAnswered ?? this.primary).engine.lastOutput;
   }
 
   adopt(undo: () => void): void {
@@ -212,6 +218,7 @@ export class RunSession implements SessionPort {
       return response;
     } finally {
       this.table.answered(conversation, ok);
+      this.lastAnswered = conversation;
       this.firstFailure ??= conversation.engine.firstError;
     }
   }
