@@ -192,7 +192,7 @@ export class RunRoutes {
       const from = Math.max(0, p.length - TAIL_CHECK);
       if (text.slice(from, p.length) !== p.slice(from)) continue;
       if (!text.startsWith(p)) continue;
-      if (holdsReply(c, text.slice(p.length), this.mode)) return c;
+      if (holdsReply(c, text.slice(p.length))) return c;
     }
     return undefined;
   }
@@ -204,7 +204,7 @@ export class RunRoutes {
       if (!last || c.engine.busy || last.fields !== view.fields || view.history.length <= last.history.length) continue;
       if (!last.history.every((m, i) => jsonEqual(m as JsonValue, view.history[i] as JsonValue))) continue;
       const tail = JSON.stringify(view.history.slice(last.history.length));
-      if (holdsReply(c, tail, this.mode)) return c;
+      if (holdsReply(c, tail)) return c;
     }
     return undefined;
   }
@@ -265,10 +265,10 @@ function continuesHeld(body: Obj): boolean {
 
 /**
  * `tail` (what a request adds to a conversation's last one) holds that conversation's last reply: each of its
- * tool calls' wire ids, or, for a reply without tool calls, the start of its text (in record: a replay serves
- * each conversation ids of its own, and its texts may hold values the redaction rules put back).
+ * tool calls' wire ids (a replay serves each conversation ids of its own), or, for a reply without tool calls,
+ * the start of its text.
  */
-function holdsReply(c: Conversation, tail: string, mode: Mode): boolean {
+function holdsReply(c: Conversation, tail: string): boolean {
   const out = c.engine.lastOutput;
   if (!out) return false;
   const calls = toolCallsOf(out);
@@ -278,8 +278,7 @@ function holdsReply(c: Conversation, tail: string, mode: Mode): boolean {
       return wire === undefined || tail.includes(wire);
     });
   }
-  if (mode !== "record") return true;
-  const text = "text" in out && typeof out.text === "string" ? out.text.trim().slice(0, 48) : "";
+  const text = "text" in out && typeof out.text === "string" ? out.text.trim().slice(0, 200) : "";
   return text === "" || tail.includes(JSON.stringify(text).slice(1, -1));
 }
 
