@@ -46,13 +46,23 @@ const server = (env: Record<string, string | undefined>, offline = false) =>
 
 it("200 concurrent conversations: recorded as 200 cassettes, replayed offline, each session whole", async () => {
   const out = join(dir, "chat.json");
-  const rec = await server({ ...KEYS, ANTHROPIC_BASE_URL: fake.anthropicUrl, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+  const rec = await server({
+    ...KEYS,
+    ANTHROPIC_BASE_URL: fake.anthropicUrl,
+    BLACKBOX_MODE: "record",
+    BLACKBOX_OUT: out,
+  });
   expect(rec.stderr).toBe("");
   expect(rec.code).toBe(0);
   const recorded = JSON.parse(rec.stdout) as string[][];
   expect(recorded).toHaveLength(200);
-  const { index } = loadRunSync(join(dir, "chat"));
+  const { index, traces } = loadRunSync(join(dir, "chat"));
   expect(index.conversations).toHaveLength(200);
+  // each conversation's second request carries its own first reply (not one given in another conversation)
+  for (const t of traces) {
+    const [, reply, second] = t.steps.map((s) => s.payload as { text?: string; messages?: unknown[] });
+    expect(JSON.stringify(second!.messages![1])).toContain(JSON.stringify(reply!.text).slice(1, -1));
+  }
   expect(index.conversations.every((c) => c.modelCalls === 2)).toBe(true);
   expect(index.conversations.filter((c) => c.toldApart.startsWith("the same first request"))).toHaveLength(150);
 
