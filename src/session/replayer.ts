@@ -56,10 +56,9 @@ export class Replayer {
     return same ? "args" : "name";
   }
 
-  /** The recording's next model request, when its next step is one (the round before it served), else undefined. */
+  /** The recording's next model request (after the current tool round), when it has one, else undefined. */
   nextInput(): ModelInput | undefined {
     const source = this.source;
-    if (source.round.some((p) => !p.consumed)) return undefined;
     const step = source.steps[source.cursor];
     return step?.type === "model_input" ? (step.payload as unknown as ModelInput) : undefined;
   }

@@ -96,7 +96,7 @@ export class RunSession implements SessionPort {
     this.table = new RunRoutes(this.mode, checkRedactRules(options.redact), ports.env);
     if (this.mode === "replay") {
       const { index } = ports.loadRun(this.folder);
-      index.conversations.forEach((c, i) => this.table.waiting.push(this.conversation(i + 1, c.toldApart)));
+      index.conversations.forEach((c, i) => this.table.wait(this.conversation(i + 1, c.toldApart)));
       this.primary = this.table.waiting[0]!;
     } else this.primary = this.conversation(1, "new history");
     // after the primary's: at the process end its cassette is made first

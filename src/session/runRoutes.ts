@@ -31,7 +31,7 @@ import { isObj, type Obj } from "../providers/shared/wire.js";
 import type { ProviderName } from "../providers/types.js";
 import { createRedactor, type RedactRules } from "../redact/index.js";
 import { toolCallsOf } from "../trace/payloads.js";
-import type { JsonValue, ModelInput, Trace } from "../trace/types.js";
+import type { JsonValue, ModelInput, ModelOutput, Trace } from "../trace/types.js";
 import type { SessionEngine } from "./engine.js";
 import { closingBracket, extendablePrefix } from "./incremental.js";
 import { jsonEqual } from "./json.js";
@@ -50,6 +50,10 @@ export interface Conversation {
   failed: boolean;
   /** The cassette it wrote (record). */
   written: Trace | undefined;
+  /** Replay: the key its recording's next request is filed under (inputKey). */
+  nextKey?: string;
+  /** The reply whose ids the routes indexed last. */
+  indexed?: ModelOutput;
   /** Record, a run of several: its cassette and the keys it must not hold, written when the whole run is. */
   pending?: { trace: Trace; secrets: string[] };
 }
@@ -69,6 +73,10 @@ interface View {
 
 /** How much of a conversation's last request a candidate's body is checked against before the whole (its end). */
 const TAIL_CHECK = 64;
+/** How much of a request's end is searched for the tool-call ids of the reply it answers. */
+const ID_WINDOW = 4096;
+/** A JSON string member that may hold a tool-call id (tool_use_id, tool_call_id, call_id, id). */
+const ID_PATTERN = /"(?:tool_use_id|tool_call_id|call_id|id)":"([^"\\]{1,200})"/g;
 
 export class RunRoutes {
   /** Conversations in the order they started. */
@@ -77,12 +85,34 @@ export class RunRoutes {
   readonly waiting: Conversation[] = [];
   /** A first request's body -> the first conversation that started with it. */
   private readonly firsts = new Map<string, number>();
+  /** Replay: the key of a recording's next request -> the conversations at it. */
+  private readonly byNext = new Map<string, Set<Conversation>>();
+  /** A reply's tool-call wire id -> the conversation it was given in (a next request names it near its end). */
+  private readonly byWire = new Map<string, Conversation>();
 
   constructor(
     private readonly mode: Mode,
     private readonly redact: RedactRules | false | undefined,
     private readonly env: Readonly<Record<string, string | undefined>>,
   ) {}
+
+  /** Replay: a recorded conversation, not started yet. */
+  wait(c: Conversation): void {
+    this.waiting.push(c);
+    this.indexNext(c);
+  }
+
+  /** Replay: files `c` under the key of its recording's next request (what a request that extends none is looked up by). */
+  private indexNext(c: Conversation): void {
+    if (this.mode !== "replay") return;
+    if (c.nextKey !== undefined) this.byNext.get(c.nextKey)?.delete(c);
+    const next = c.engine.nextRecordedInput();
+    c.nextKey = next && inputKey(next);
+    if (c.nextKey === undefined) return;
+    let set = this.byNext.get(c.nextKey);
+    if (!set) this.byNext.set(c.nextKey, (set = new Set()));
+    set.add(c);
+  }
 
   start(c: Conversation): Conversation {
     const w = this.waiting.indexOf(c);
@@ -132,6 +162,16 @@ export class RunRoutes {
   /** The call to `c` ended: with a reply, or without (a refusal, an error, given up). */
   answered(c: Conversation, ok: boolean): void {
     c.failed = !ok;
+    this.indexNext(c);
+    // its reply's ids (known now unless it is a live stream still being read, found by the scan then)
+    const out = ok ? c.engine.lastOutput : undefined;
+    if (out && out !== c.indexed) {
+      c.indexed = out;
+      for (const call of toolCallsOf(out)) {
+        const wire = c.engine.ids.wireOf(call.toolCallId);
+        if (wire !== undefined) this.byWire.set(wire, c);
+      }
+    }
   }
 
   /** The conversation a wrapped tool call belongs to. */
@@ -185,16 +225,21 @@ export class RunRoutes {
 
   /** The started conversation whose last request's body `text` extends, its last reply among what follows. */
   private byText(text: string): Conversation | undefined {
-    for (const c of this.started) {
-      const p = c.last?.prefix;
-      if (p === undefined || c.engine.busy || text.length <= p.length + 1) continue;
-      if (text.charCodeAt(p.length) !== 0x2c) continue; // `,`: more history after the last request's
-      const from = Math.max(0, p.length - TAIL_CHECK);
-      if (text.slice(from, p.length) !== p.slice(from)) continue;
-      if (!text.startsWith(p)) continue;
-      if (holdsReply(c, text.slice(p.length))) return c;
-    }
+    // the ids near its end (its tool results') name the conversation whose reply they answer: O(1) where they do
+    const hinted = this.hinted(text);
+    if (hinted && extendsText(hinted, text)) return hinted;
+    for (const c of this.started) if (c !== hinted && extendsText(c, text)) return c;
     return undefined;
+  }
+
+  /** The conversation a tool-call id in the last part of `text` was given in, if one is. */
+  private hinted(text: string): Conversation | undefined {
+    if (this.byWire.size === 0) return undefined;
+    const end = text.slice(-ID_WINDOW);
+    ID_PATTERN.lastIndex = 0;
+    let found: Conversation | undefined;
+    for (let m = ID_PATTERN.exec(end); m; m = ID_PATTERN.exec(end)) found = this.byWire.get(m[1]!) ?? found;
+    return found;
   }
 
   /** The started conversation whose last request `view` extends, as JSON. */
@@ -216,15 +261,16 @@ export class RunRoutes {
    */
   private recorded(name: ProviderName, body: Obj, text: string | undefined): Conversation {
     const input = neutralOf(name, body, this.redact, this.env);
-    const is = (c: Conversation): boolean => {
-      const recorded = c.engine.nextRecordedInput();
-      return recorded !== undefined && compareModelInput(recorded, input!) === undefined;
-    };
     if (input) {
-      const started = this.started.find((c) => !c.engine.busy && is(c));
-      if (started) return started;
-      const first = this.waiting.find(is);
-      if (first) return this.start(first);
+      // the conversations whose next recorded request has this one's last message at its place; the first in
+      // the order they started (a started one before one not started yet) that it is whole
+      let match: Conversation | undefined;
+      for (const c of this.byNext.get(inputKey(input)) ?? []) {
+        if (c.engine.busy || (match && match.n < c.n)) continue;
+        const recorded = c.engine.nextRecordedInput();
+        if (recorded !== undefined && compareModelInput(recorded, input) === undefined) match = c;
+      }
+      if (match) return this.waiting.includes(match) ? this.start(match) : match;
     }
     // a request like no recorded one: a conversation not started yet, the most alike (else the first), says how
     // it differs from its first request; with none left, the started one it shares the most text with
@@ -246,6 +292,21 @@ export class RunRoutes {
     }
     return best;
   }
+}
+
+/** What a request is looked up by among the recordings' next requests: its last message, and how many it holds. */
+function inputKey(input: ModelInput): string {
+  return `${input.messages.length}:${JSON.stringify(input.messages[input.messages.length - 1] ?? null)}`;
+}
+
+/** `text` extends the body text of `c`'s last request, and what it adds holds `c`'s last reply. */
+function extendsText(c: Conversation, text: string): boolean {
+  const p = c.last?.prefix;
+  if (p === undefined || c.engine.busy || text.length <= p.length + 1) return false;
+  if (text.charCodeAt(p.length) !== 0x2c) return false; // `,`: more history after the last request's
+  const from = Math.max(0, p.length - TAIL_CHECK);
+  if (text.slice(from, p.length) !== p.slice(from)) return false;
+  return text.startsWith(p) && holdsReply(c, text.slice(p.length));
 }
 
 /** The fields of a body but its history, as text, and its history; undefined: it holds none. */
