@@ -109,8 +109,8 @@ function addContents(wire: unknown[], ids: ToolCallIds, names: Map<string, strin
           refuse(`${WHAT}: ${where} is a functionCall in a user content; only the model calls functions.`);
         const fc = p.functionCall;
         if (typeof fc.name !== "string") refuse(`${WHAT}: ${where}.functionCall needs a string name.`);
-        const key = typeof fc.id === "string" ? fc.id : slotKey(i, calls.length);
-        calls.push({ key, name: fc.name, answered: false });
+        const key = slotKey(i, calls.length);
+        calls.push({ key, id: typeof fc.id === "string" ? fc.id : undefined, name: fc.name, answered: false });
         names.set(key, fc.name);
         parts.push({
           type: "tool_use",

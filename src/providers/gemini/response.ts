@@ -52,7 +52,7 @@ export function parseGeminiResponse(raw: unknown, ids: ToolCallIds): ModelOutput
     else if (isObj(p.functionCall)) {
       const fc = p.functionCall;
       calls.push({
-        toolCallId: replyCallId(ids, fc.id, calls.length),
+        toolCallId: replyCallId(ids, calls.length),
         toolName: String(fc.name),
         toolInput: (fc.args ?? {}) as JsonValue,
       });
