@@ -8,12 +8,12 @@
  */
 import type { ProviderDefinition, RequestKind, WireRequest } from "../types.js";
 import { cleanPath } from "../shared/wire.js";
-import { geminiRequestState, parseGeminiRequest } from "./request.js";
+import { geminiMoreContents, geminiRequestState, parseGeminiRequest } from "./request.js";
 import { buildGeminiResponse, geminiErrorBody, parseGeminiResponse } from "./response.js";
 import { geminiStreamAdapter } from "./stream.js";
 import { basePathOf, modelCallOf, withUrl } from "./url.js";
 
-export { parseGeminiRequest, geminiRequestState } from "./request.js";
+export { parseGeminiRequest, geminiMoreContents, geminiRequestState } from "./request.js";
 export { buildGeminiResponse, geminiErrorBody, parseGeminiResponse } from "./response.js";
 export { GeminiChunkFolder, responseToSse, geminiStreamAdapter } from "./stream.js";
 export { withUrl, modelCallOf, URL_MEMBER } from "./url.js";
@@ -42,8 +42,8 @@ export const geminiProvider: ProviderDefinition = {
   buildResponse: buildGeminiResponse,
   errorBody: geminiErrorBody,
   stream: geminiStreamAdapter,
-  // both SDKs send `contents` before the other members: a tool loop's next request is parsed whole
-  incremental: { full: geminiRequestState, more: () => undefined, member: "contents" },
+  // url.ts moves `contents` last in the text parsed, so a tool loop's next request extends the last one's text
+  incremental: { full: geminiRequestState, more: geminiMoreContents, member: "contents" },
   requestText: (request: WireRequest, url: URL) => withUrl(request.body, url),
   defaultOrigin: "https://generativelanguage.googleapis.com",
   baseUrlEnv: "GOOGLE_GEMINI_BASE_URL",

@@ -20,7 +20,16 @@
 import type { ToolCallIds } from "../shared/ids.js";
 import type { ParsedModelRequest, RequestState } from "../types.js";
 import type { JsonValue, Message, MessagePart, ModelParams, ToolDefinition } from "../../trace/types.js";
-import { arrayField, bodyObject, copyParam, isObj, refuse, type Obj } from "../shared/wire.js";
+import {
+  appendWire,
+  arrayField,
+  bodyObject,
+  copyParam,
+  isObj,
+  refuse,
+  withMessages,
+  type Obj,
+} from "../shared/wire.js";
 import { answeredCall, slotKey, type OpenCall } from "./calls.js";
 import { urlPartOf } from "./url.js";
 
@@ -43,7 +52,7 @@ export function parseGeminiRequest(raw: unknown, ids: ToolCallIds): ParsedModelR
   return geminiRequestState(raw, ids).parsed;
 }
 
-/** parseGeminiRequest, keeping the wire contents (the next request's parse starts over: see index.ts). */
+/** parseGeminiRequest, keeping what geminiMoreContents continues from. */
 export function geminiRequestState(raw: unknown, ids: ToolCallIds): RequestState {
   const body = bodyObject(raw, WHAT);
   const url = urlPartOf(body);
@@ -60,7 +69,7 @@ export function geminiRequestState(raw: unknown, ids: ToolCallIds): RequestState
   const wire = arrayField(body, "contents", WHAT);
   const names = new Map<string, string>();
   const messages: Message[] = [];
-  const signed = addContents(wire, ids, names, messages);
+  const signed = addContents(wire, 0, [], ids, names, messages);
   ids.functionCallSlot = wire.length;
   const tools = parseTools(body);
   const input: ParsedModelRequest["input"] = { messages, tools };
@@ -75,15 +84,52 @@ export function geminiRequestState(raw: unknown, ids: ToolCallIds): RequestState
   return { parsed: { input, stream: url?.stream === true, thinking }, wire, names };
 }
 
+/**
+ * The request of `state` with the contents `more` added at the end (every other member unchanged), converting
+ * only `more`: each content is a turn of its own, so nothing merges into the last one. Takes over
+ * `state.wire`; a refusal leaves `state` unusable.
+ */
+export function geminiMoreContents(state: RequestState, more: unknown[], ids: ToolCallIds): RequestState {
+  const from = state.wire.length;
+  const wire = appendWire(state, more);
+  const messages = state.parsed.input.messages.slice();
+  const signed = addContents(wire, from, openCalls(wire, from - 1), ids, state.names, messages);
+  ids.functionCallSlot = wire.length;
+  const next = withMessages(state, wire, messages);
+  const model = next.parsed.input.model;
+  if (signed || (model !== undefined && /^gemini-3/.test(model) && hasCall(more))) next.parsed.thinking = true;
+  return next;
+}
+
+/** The function calls of the content at `i`, when it is the model's (what a next user content may answer). */
+function openCalls(wire: unknown[], i: number): OpenCall[] {
+  const c = wire[i];
+  if (!isObj(c) || c.role !== "model" || !Array.isArray(c.parts)) return [];
+  const calls: OpenCall[] = [];
+  for (const p of c.parts) {
+    if (!isObj(p) || !isObj(p.functionCall)) continue;
+    const fc = p.functionCall;
+    const id = typeof fc.id === "string" ? fc.id : undefined;
+    calls.push({ key: slotKey(i, calls.length), id, name: String(fc.name), answered: false });
+  }
+  return calls;
+}
+
 function hasCall(wire: unknown[]): boolean {
   return wire.some((c) => isObj(c) && Array.isArray(c.parts) && c.parts.some((p) => isObj(p) && isObj(p.functionCall)));
 }
 
-/** Converts `contents` onto `messages`; whether a part carried a thoughtSignature. */
-function addContents(wire: unknown[], ids: ToolCallIds, names: Map<string, string>, messages: Message[]): boolean {
-  let open: OpenCall[] = [];
+/** Converts contents[from..] onto `messages` (`open`: the calls of the content before); whether a part was signed. */
+function addContents(
+  wire: unknown[],
+  from: number,
+  open: OpenCall[],
+  ids: ToolCallIds,
+  names: Map<string, string>,
+  messages: Message[],
+): boolean {
   let signed = false;
-  for (let i = 0; i < wire.length; i++) {
+  for (let i = from; i < wire.length; i++) {
     const c = wire[i];
     if (!isObj(c)) refuse(`${WHAT}: contents[${i}] is not an object.`);
     const role = c.role ?? "user";
