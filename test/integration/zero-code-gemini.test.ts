@@ -7,12 +7,15 @@
  * environment and replayed under unshare -n with no GEMINI / GOOGLE key at all: same output
  * (the tool's clock and random reading come from the cassette), the tool not run (its
  * side-effect file absent). No cassette holds the key, the x-goog-api-key header or `key=`.
+ * The AI SDK given bb.fetch in code (no hook) is the other door.
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { geminiResponse, geminiSSE, type FakeGeminiContent } from "../helpers/geminiWire.js";
 import { scanFile } from "../reliability/secretScan.js";
+import { ROOT, runProcess } from "../helpers/child.js";
 import {
   blackboxCli,
   DONE_LINE,
@@ -279,5 +282,66 @@ catch (err) { console.log(JSON.parse(err.message).error.message); }`,
     expect(fx.fake.requests.length).toBe(seen);
     expect(existsSync(cassette)).toBe(false);
     expect(r.code).not.toBe(0);
+  });
+});
+
+describe("the AI SDK given bb.fetch, no hook", () => {
+  it.each([false, true])("streamed: %s: recorded, replayed offline with no key, the tool not run", async (streamed) => {
+    queue(streamed);
+    const name = `in-code-${streamed ? "stream" : "plain"}`;
+    const cassette = join(fx.dir, `${name}.json`);
+    const log = join(fx.dir, `${name}.log`);
+    const args = ["in-code.mjs", ...(streamed ? ["stream"] : [])];
+    const pkg = pathToFileURL(join(ROOT, "dist", "index.js")).href;
+    const run = (extra: Record<string, string | undefined>, offline = false) =>
+      runProcess(process.execPath, args, {
+        cwd: APP,
+        offline,
+        env: { ...env(), BLACKBOX_PKG: pkg, TOOL_LOG: log, ...extra },
+      });
+    const rec = await run({ BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette });
+    expect(rec.stderr).toBe("");
+    expect(rec.stdout).toMatch(/^steps: 2, text: Sunny in Lisbon\., tools: \[\{"city":"Lisbon"/);
+    expect(readFileSync(log, "utf8")).toBe("get_weather Lisbon\n");
+    expect(readCassette(cassette).steps.map((s) => s.type)).toContain("tool_result");
+    expectClean(cassette);
+    rmSync(log);
+    const seen = fx.fake.requests.length;
+    // no key at all: bb.fetch in code has no placeholder; the SDK gets one in code as a user would give it
+    const rep = await run(
+      { ...NO_KEYS, GOOGLE_GENERATIVE_AI_API_KEY: "replay", BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette },
+      true,
+    );
+    expect(rep.stderr).toBe("");
+    expect(rep.stdout).toBe(rec.stdout);
+    expect(existsSync(log)).toBe(false);
+    expect(fx.fake.requests.length).toBe(seen);
+  });
+});
+
+describe("a base URL named nowhere", () => {
+  it("@google/genai with httpOptions.baseUrl in code: stopped, naming GOOGLE_GEMINI_BASE_URL and the config's providers", async () => {
+    const cassette = join(fx.dir, "stray.json");
+    const seen = fx.fake.requests.length;
+    const r = await hookedNode(
+      APP,
+      [
+        "--input-type=module",
+        "-e",
+        `import { GoogleGenAI } from "@google/genai";
+const ai = new GoogleGenAI({ httpOptions: { baseUrl: ${JSON.stringify(fx.fake.url)} } });
+try { await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }); }
+catch (err) { console.log(JSON.parse(err.message).error.message); }`,
+      ],
+      { ...env({ GOOGLE_GEMINI_BASE_URL: undefined }), BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette },
+    );
+    expect(r.stdout).toContain(
+      `[blackbox] a model call of @google/genai 2.32.0 went to ${fx.fake.url}, which is not a provider base URL Blackbox knows`,
+    );
+    expect(r.stdout).toContain(
+      `run with GOOGLE_GEMINI_BASE_URL=${fx.fake.url}, or add providers: { gemini: [${JSON.stringify(fx.fake.url)}] } to blackbox.config.ts.`,
+    );
+    expect(fx.fake.requests.length).toBe(seen);
+    expect(existsSync(cassette)).toBe(false);
   });
 });
