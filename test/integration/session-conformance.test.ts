@@ -504,7 +504,7 @@ describe("beyond messages.create and chat.completions.create", () => {
     const err = await rc.models.list().catch((e: unknown) => e);
     expect(isBlackboxError(err)).toBe(true);
     expect((err as Error).message).toContain(
-      "[blackbox] GET /v1/models is not recorded (only messages.create, chat.completions.create and responses.create are), so replay cannot answer it",
+      "[blackbox] GET /v1/models is not recorded (only messages.create, chat.completions.create, responses.create and Gemini generateContent are), so replay cannot answer it",
     );
     expect(fake.requests.length).toBe(before);
   });
