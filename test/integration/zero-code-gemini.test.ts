@@ -9,7 +9,7 @@
  * side-effect file absent). No cassette holds the key, the x-goog-api-key header or `key=`.
  * The AI SDK given bb.fetch in code (no hook) is the other door.
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -260,6 +260,46 @@ describe("fork --live of a Gemini run", () => {
   });
 });
 
+describe("fork --script of a Gemini run", () => {
+  it("continues from the new tool result with the script's outputs, offline, sending nothing", async () => {
+    const rec = await recorded("genai.mjs", "fork-script-parent", { streamed: true, args: ["stream"] });
+    const script = join(fx.dir, "fork-script.json");
+    writeFileSync(script, JSON.stringify([{ type: "final_answer", text: "Rain: stay home." }]));
+    const out = join(fx.dir, "fork-script-child.json");
+    const seen = fx.fake.requests.length;
+    const r = await blackboxCli(
+      fx.fake,
+      APP,
+      [
+        "fork",
+        rec.cassette,
+        "--at",
+        "3",
+        "--set",
+        '{"forecast":"rain"}',
+        "--script",
+        script,
+        "-o",
+        out,
+        "--",
+        "node",
+        "genai.mjs",
+        "stream",
+      ],
+      { ...NO_KEYS, GOOGLE_GEMINI_BASE_URL: fx.fake.url, TOOL_LOG: rec.log },
+      true,
+    );
+    expect(r.stderr).toMatch(DONE_LINE);
+    expect(r.stdout).toBe(`steps: 2, text: Rain: stay home., tools: [{"forecast":"rain"}]\n`);
+    expect(r.code).toBe(0);
+    expect(fx.fake.requests.length).toBe(seen);
+    expect(existsSync(rec.log)).toBe(false);
+    const child = readCassette(out);
+    expect(child.steps.at(-2)!.payload).toEqual({ type: "final_answer", text: "Rain: stay home." });
+    expectClean(out);
+  });
+});
+
 describe("refused by name before anything is sent", () => {
   it("Google Search grounding: the run fails, no cassette, nothing sent", async () => {
     const cassette = join(fx.dir, "grounded.json");
@@ -320,6 +360,24 @@ describe("the AI SDK given bb.fetch, no hook", () => {
 });
 
 describe("a base URL named nowhere", () => {
+  it("@ai-sdk/google with its baseURL in code: stopped (known by its x-goog-api-key), naming the base URL", async () => {
+    const cassette = join(fx.dir, "stray-ai-sdk.json");
+    const seen = fx.fake.requests.length;
+    const r = await hookedNode(APP, ["ai-sdk.mjs"], {
+      ...env({ GOOGLE_GEMINI_BASE_URL: undefined, GATEWAY: fx.fake.url }),
+      TOOL_LOG: join(fx.dir, "stray-ai-sdk.log"),
+      BLACKBOX_MODE: "record",
+      BLACKBOX_OUT: cassette,
+    });
+    expect(r.stdout).toMatch(
+      /^failed: \[blackbox\] a model call of an SDK client \(user-agent "ai\/6\.0\.326 ai-sdk\/provider-utils\/[^"]*"\) went to http:\/\/127\.0\.0\.1:\d+, which is not a provider base URL Blackbox knows/,
+    );
+    expect(r.stdout).toContain(`run with GOOGLE_GEMINI_BASE_URL=${fx.fake.url}, or add providers: { gemini: [`);
+    expect(r.code).toBe(1);
+    expect(fx.fake.requests.length).toBe(seen);
+    expect(existsSync(cassette)).toBe(false);
+  });
+
   it("@google/genai with httpOptions.baseUrl in code: stopped, naming GOOGLE_GEMINI_BASE_URL and the config's providers", async () => {
     const cassette = join(fx.dir, "stray.json");
     const seen = fx.fake.requests.length;
