@@ -3,6 +3,7 @@
  * environment) and its door for the SDKs' `fetch` option.
  */
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { commandOf } from "./process/command.js";
 import { onProcessExit } from "./process/exit.js";
 import { processSession } from "./process/session.js";
@@ -13,7 +14,9 @@ import { SessionEngine } from "./session/engine.js";
 import { resolveAuto } from "./session/modes/resolve.js";
 import { checkOptions } from "./session/options.js";
 import type { Session, SessionOptions, SessionPorts } from "./session/types.js";
-import { readText, sameFile } from "./store/files.js";
+import { namesFolder, readText, sameFile } from "./store/files.js";
+import { loadRunSync, writeRunIndexSync } from "./store/run.js";
+import { RunSession, type RunPorts } from "./session/run.js";
 import { loadVerifiedTraceSync } from "./store/loadVerified.js";
 import { writeCassetteSync } from "./store/write.js";
 
@@ -52,7 +55,24 @@ export function blackbox(options: SessionOptions = {}): Session {
     const existing = processSession();
     if (existing) return existing;
   }
-  return publicSession(createSession(autoResolved(options)));
+  const resolved = autoResolved(options);
+  return publicSession(runFolderOf(resolved) ? createRun(resolved) : createSession(resolved));
+}
+
+/** The run folder the options name (record's `out`, replay's `cassette` ending in `/` or a folder), if any. */
+function runFolderOf(options: SessionOptions): string | undefined {
+  const p = options.mode === "record" ? options.out : options.mode === "replay" ? options.cassette : undefined;
+  return namesFolder(p) ? p : undefined;
+}
+
+/** A run of several conversations written into (or replayed from) a folder (docs/conversations.md). */
+export function createRun(options: SessionOptions, ports: SessionPorts = libraryPorts()): RunSession {
+  return new RunSession(options, runPorts(ports), "folder");
+}
+
+/** A session's ports and a run's folder: its index read and written. */
+export function runPorts(ports: SessionPorts): RunPorts {
+  return { ...ports, writeRunIndex: writeRunIndexSync, loadRun: loadRunSync, join };
 }
 
 /** Mode "auto" made record or replay, by the cassette on disk and the environment; other options as given. */

@@ -5,11 +5,12 @@
  */
 import { createFetch } from "./interception/fetch/door.js";
 import type { SessionEngine } from "./session/engine.js";
+import type { RunSession } from "./session/run.js";
 import type { Session } from "./session/types.js";
 import { sessionTools } from "./tools/objects.js";
 
 /** The public face of an engine: bb.fetch, the tools, finish and dispose, and nothing of the doors'. */
-export function publicSession(engine: SessionEngine): Session {
+export function publicSession(engine: SessionEngine | RunSession): Session {
   const fetch = createFetch(engine);
   const tool = engine.tool.bind(engine);
   const tools = engine.tools.bind(engine);
@@ -26,6 +27,9 @@ export function publicSession(engine: SessionEngine): Session {
           fail: (err) => engine.fail(err),
           get mcpLive() {
             return engine.mcpLive;
+          },
+          get lastOutput() {
+            return engine.lastOutput;
           },
         },
         t,

@@ -9,7 +9,7 @@
  * BLACKBOX_RUN (the bare hook, no CLI), this process is the root of a run its
  * descendants join, checked at its end (process/run.ts).
  */
-import { dirname, isAbsolute } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { dropPlaceholderKeys, optionsFromEnv, sendsNothing, setPlaceholderKeys } from "./config/env.js";
 import { loadConfig } from "./config/index.js";
 import { REGISTER_INSTALLED } from "./globals.js";
@@ -21,8 +21,9 @@ import { startRootRun } from "./process/run.js";
 import { setProcessSession } from "./process/session.js";
 import { publicSession } from "./publicSession.js";
 import { SessionEngine } from "./session/engine.js";
+import { RunSession, type RunPorts } from "./session/run.js";
 import type { SessionOptions, SessionPorts } from "./session/types.js";
-import { readText, sameFile } from "./store/files.js";
+import { namesFolder, readText, sameFile } from "./store/files.js";
 import { lazyWriter } from "./store/lazy.js";
 import { installToolHooks } from "./tools/index.js";
 
@@ -48,12 +49,36 @@ export async function start(env: NodeJS.ProcessEnv = process.env, cwd: string = 
   else dropPlaceholderKeys(env); // nothing is ever sent with them
   const config = await loadConfig(cwd, env.BLACKBOX_CONFIG, env.BLACKBOX_CONFIG_DEFAULT);
   const ports = { ...(await hookPorts(options, env)), toolsConfig: { file: config.file, cwd }, ...warnPort(env) };
-  const engine = new SessionEngine({ ...options, providers: config.providers, redact: config.redact }, ports);
+  const engine = await sessionOf({ ...options, providers: config.providers, redact: config.redact }, ports);
   engine.adopt(await installInterception(engine, [cwd, ...scriptFolder()]));
   // blackbox() without a mode, in the agent's own code, returns this session.
   setProcessSession(publicSession(engine));
   engine.adopt(await installToolHooks(config.tools, engine, undefined, [cwd, ...scriptFolder()]));
-  startRootRun(env, options, ports.loadCassette);
+  const runs = namesFolder(options.cassette) ? await import("./store/run.js") : undefined;
+  startRootRun(env, options, (file) => (runs ? runs.loadRunSync(file).traces[0]! : ports.loadCassette(file)));
+}
+
+/**
+ * The process session: a run (src/session/run.ts) when recording, so that conversations made at once
+ * (sub-agents, a server's) are each recorded, one file while there is one; when replaying a run's folder;
+ * else one engine.
+ */
+async function sessionOf(options: SessionOptions, ports: SessionPorts): Promise<SessionEngine | RunSession> {
+  const replaysRun = options.mode === "replay" && namesFolder(options.cassette);
+  if (options.mode !== "record" && !replaysRun) return new SessionEngine(options, ports);
+  let store = replaysRun ? await import("./store/run.js") : undefined;
+  const runPorts: RunPorts = {
+    ...ports,
+    join,
+    loadRun: (folder) => store!.loadRunSync(folder),
+    writeRunIndex: (folder, index) => store!.writeRunIndexSync(folder, index),
+    writerReady: () => {
+      const writer = ports.writerReady?.();
+      if (store) return writer;
+      return Promise.all([writer, import("./store/run.js").then((m) => void (store = m))]).then(() => undefined);
+    },
+  };
+  return new RunSession(options, runPorts, options.mode === "record" && !namesFolder(options.out) ? "file" : "folder");
 }
 
 /**

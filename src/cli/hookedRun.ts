@@ -9,7 +9,7 @@
  * reported as that alone.
  */
 import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { endRunClaim, locksDir, runClaim, runToken, unfinishedWhy, type Unfinished } from "../process/claim.js";
 import { takeReport, type RunReport } from "../process/reported.js";
 import { findConfig } from "../config/index.js";
@@ -27,7 +27,8 @@ import type { DivergenceJson } from "./schemas.js";
 import { useColor } from "./style.js";
 import { divergenceJson, runSummary } from "./summary.js";
 import { hookedEnv, runHooked } from "./spawnHooked.js";
-import { verifyFile } from "./verify.js";
+import { verifyFile, verifyRunFolder, type FileVerdict } from "./verify.js";
+import { conversationsLine, isRunFolder, loadRun, runFolderFor, runFolderSummary } from "./runFolder.js";
 
 export interface HookedRun {
   command: string[];
@@ -51,21 +52,35 @@ export interface HookedResult {
   childCode: number | null;
   /** Whether the cassette to write was written by this run. */
   written: boolean;
+  /** Where it was written: `writes`, or the run folder of its name when the run held several conversations. */
+  writtenTo?: string;
   /** What went wrong, as printed on stderr, or null. */
   error: string | null;
   divergence: DivergenceJson | null;
 }
 
 async function mustVerify(file: string, what: string): Promise<string | undefined> {
-  const verdict = await verifyFile(file);
+  const verdict = isRunFolder(file) ? runVerdict(await verifyRunFolder(file)) : await verifyFile(file);
   if (verdict.ok) return undefined;
-  const line = `the cassette ${file} fails verify, so ${what}; run \`blackbox verify ${file}\` for the details`;
+  const which = isRunFolder(file) ? `the run ${file}` : `the cassette ${file}`;
+  const line = `${which} fails verify, so ${what}; run \`blackbox verify ${file}\` for the details`;
   process.stderr.write(`blackbox: ${line}\n`);
   for (const p of verdict.problems.slice(0, 5))
     process.stderr.write(
       `  ${p.stepIndex === null ? "trace" : `step ${p.stepIndex}`} ${printable(p.path)}: ${printable(p.message)}\n`,
     );
   return line;
+}
+
+/** A run's verdicts as one: its problems, each naming its cassette. */
+function runVerdict(verdicts: FileVerdict[]): FileVerdict {
+  const problems = verdicts.flatMap((v) => v.problems.map((p) => ({ ...p, path: `${shownPath(v.file)} ${p.path}` })));
+  return { file: verdicts[0]?.file ?? "", ok: problems.length === 0, steps: null, problems };
+}
+
+/** The traces a run reads or wrote: a cassette's one, or a run folder's conversations. */
+async function tracesOf(path: string): Promise<Trace[]> {
+  return isRunFolder(path) ? loadRun(path).traces : [await loadTrace(path)];
 }
 
 function stamp(file: string): string | undefined {
@@ -107,6 +122,9 @@ export async function runUnderHook(run: HookedRun): Promise<HookedResult> {
       return { exitCode: 1, childCode: null, written: false, error: refused, divergence: null };
   }
   const before = run.writes ? stamp(run.writes) : undefined;
+  // a recording of several conversations writes the folder of the file's name (docs/conversations.md)
+  const runIndex = run.writes && !run.reads ? join(runFolderFor(run.writes), "run.json") : undefined;
+  const beforeRun = runIndex ? stamp(runIndex) : undefined;
   // One token per run: a second process of the tree that makes calls is refused, not allowed to clobber.
   const token = runToken();
   const vars = {
@@ -134,9 +152,13 @@ export async function runUnderHook(run: HookedRun): Promise<HookedResult> {
   if (!started)
     return { exitCode: code, childCode: code, written: false, error: "the command could not start", divergence: null };
   const failCode = code !== 0 ? code : 1;
+  if (run.writes && runIndex && !isRunFolder(run.writes) && stamp(runIndex) !== beforeRun && stamp(runIndex)) {
+    // several conversations: the run's folder was written, not the file
+    run = { ...run, writes: runFolderFor(run.writes) };
+  }
   if (run.writes) {
-    const after = stamp(run.writes);
-    if (after === undefined || after === before) {
+    const after = isRunFolder(run.writes) ? stamp(join(run.writes, "run.json")) : stamp(run.writes);
+    if (after === undefined || (after === before && !isRunFolder(run.writes))) {
       if (report) {
         // A process of the run printed what went wrong (a bad config, a refused fork point or write) above.
         if (before !== undefined)
@@ -180,11 +202,11 @@ export async function runUnderHook(run: HookedRun): Promise<HookedResult> {
     );
   } else if (run.reads && !claimed && !report) {
     // No process of the run made a call: a replay of a recording that has calls diverged.
-    const diverged = noCallsDivergence(await loadTrace(run.reads), "the command");
+    const diverged = noCallsDivergence((await tracesOf(run.reads))[0]!, "the command");
     if (diverged) return failed(failCode, code, diverged.message, divergenceJson(diverged));
   }
   const written = run.writes !== undefined;
-  if (report) return reportedResult(report, failCode, code, written);
+  if (report) return { ...reportedResult(report, failCode, code, written), writtenTo: run.writes };
   if (code !== 0)
     return {
       exitCode: code,
@@ -194,7 +216,7 @@ export async function runUnderHook(run: HookedRun): Promise<HookedResult> {
       divergence: null,
     };
   if (run.writes || claimed) process.stderr.write(`${await doneLine(run)}\n`);
-  return { exitCode: 0, childCode: 0, written, error: null, divergence: null };
+  return { exitCode: 0, childCode: 0, written, writtenTo: run.writes, error: null, divergence: null };
 }
 
 /**
@@ -204,6 +226,14 @@ export async function runUnderHook(run: HookedRun): Promise<HookedResult> {
  */
 async function doneLine(run: HookedRun): Promise<string> {
   const file = (run.writes ?? run.reads)!;
+  if (isRunFolder(file)) {
+    const { index, traces } = loadRun(file);
+    const s = runFolderSummary(index, traces);
+    const what = `${conversationsLine(index)}, ${s.modelCalls} model call${s.modelCalls === 1 ? "" : "s"}, ${s.toolCalls} tool call${s.toolCalls === 1 ? "" : "s"}`;
+    return run.writes
+      ? `blackbox: recorded ${shown(file)}/ (a run of ${what})`
+      : `blackbox: replayed ${shown(file)}/ as recorded (a run of ${what})`;
+  }
   const trace = await loadTrace(file);
   const held = holds(trace);
   // tools the agent ran outside Blackbox's view: the line says which, and how to capture them
@@ -259,8 +289,13 @@ export function strictToolsVar(cmd: { opts(): { strictTools?: boolean } }): { BL
  */
 async function unseenTools(file: string, strict: boolean): Promise<string | undefined> {
   try {
-    const note = checkReplayedTools(await loadTrace(file), strict, shown(file));
-    if (note) process.stderr.write(`blackbox: warning: ${note}\n`);
+    const traces = await tracesOf(file);
+    const run = isRunFolder(file) ? loadRun(file).index : undefined;
+    traces.forEach((trace, i) => {
+      const name = run ? join(file, run.conversations[i]!.file) : file;
+      const note = checkReplayedTools(trace, strict, shown(name));
+      if (note) process.stderr.write(`blackbox: warning: ${note}\n`);
+    });
     return undefined;
   } catch (err) {
     if (!isBlackboxError(err)) throw err;

@@ -50,9 +50,9 @@ export function register(program: Command): void {
         command,
         exitCode: r.childCode,
         error: r.error,
-        cassette: out,
+        cassette: r.writtenTo ?? out, // a run of several conversations: its folder (docs/conversations.md)
         written: r.written,
-        run: r.written ? await summaryOf(out) : null,
+        run: r.written ? await summaryOf(r.writtenTo ?? out) : null,
       };
       endRun(opts.json, json, r.exitCode);
     });

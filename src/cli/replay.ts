@@ -7,6 +7,7 @@ import { consoleIo, runUnderHook, strictToolsVar } from "./hookedRun.js";
 import { endRun, JSON_HELP } from "./runJson.js";
 import type { ReplayJson } from "./schemas.js";
 import { runSummary } from "./summary.js";
+import { isRunFolder, loadRun, runFolderSummary } from "./runFolder.js";
 import { CONFIG_HELP, configPath, requireCassette, usageError } from "./usage.js";
 
 interface ReplayOptions {
@@ -36,8 +37,15 @@ export function register(program: Command): void {
     .option("--json", JSON_HELP)
     .action(async (cassette: string, command: string[], opts: ReplayOptions, cmd: Command) => {
       const file = resolve(cassette);
-      requireCassette(cmd, file, cassette, "replay");
-      const recording = runSummary(await loadTrace(file)); // not a cassette: exit 2 (main.ts)
+      const run = isRunFolder(file);
+      if (run && command.length === 0)
+        usageError(
+          cmd,
+          `error: ${cassette} is a run of several conversations; replay it with the command that recorded it: blackbox replay ${cassette} -- <command>`,
+        );
+      if (!run) requireCassette(cmd, file, cassette, "replay");
+      const loaded = run ? loadRun(file) : undefined; // a broken run: exit 2, as a broken cassette (main.ts)
+      const recording = loaded ? runFolderSummary(loaded.index, loaded.traces) : runSummary(await loadTrace(file)); // not a cassette: exit 2 (main.ts)
       if (command.length === 0) {
         for (const [name, flag] of [
           ["match", "--match"],

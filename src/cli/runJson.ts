@@ -2,6 +2,7 @@
 import { loadTrace } from "../store/index.js";
 import { CliExit, outJson } from "./exit.js";
 import type { RunSummary } from "./schemas.js";
+import { isRunFolder, loadRun, runFolderSummary } from "./runFolder.js";
 import { runSummary } from "./summary.js";
 
 export const JSON_HELP =
@@ -10,6 +11,10 @@ export const JSON_HELP =
 /** The summary of the cassette at `file`, or null when it cannot be read. */
 export async function summaryOf(file: string): Promise<RunSummary | null> {
   try {
+    if (isRunFolder(file)) {
+      const { index, traces } = loadRun(file);
+      return runFolderSummary(index, traces);
+    }
     return runSummary(await loadTrace(file));
   } catch {
     return null;

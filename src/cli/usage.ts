@@ -4,10 +4,11 @@
  * cannot be read is one too, checked before anything runs.
  */
 import { accessSync, constants, statSync, type Stats } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { specialFileKind } from "../store/index.js";
 import { missingCassette } from "./exit.js";
+import { isRunFolder } from "./runFolder.js";
 
 /** `usage: blackbox replay [options] <cassette> [command...]  (blackbox replay --help: the options)` */
 export function usageLine(cmd: Command): string {
@@ -45,7 +46,10 @@ export function unreadable(file: string, what: string): string | undefined {
     if (code === "ENOENT" || code === "ENOTDIR") return `${what} ${file} does not exist`;
     return `${what} ${file} cannot be read (${code ?? (error as Error).message})`;
   }
-  if (stat.isDirectory()) return `${what} ${file} is a folder, not a file`;
+  if (stat.isDirectory())
+    return isRunFolder(file)
+      ? `${what} ${file} is a run of several conversations (a folder holding run.json), not a cassette file: this command reads one of its conversations, e.g. ${join(file, "conversation-01.json")}`
+      : `${what} ${file} is a folder, not a file`;
   const kind = specialFileKind(stat);
   if (kind !== undefined) return `${what} ${file} is not a regular file (${kind})`;
   try {

@@ -11,6 +11,11 @@ import { verifyTrace, type VerifyProblem } from "../trace/verify.js";
 import { CliExit, out, outJson } from "./exit.js";
 import { cassetteLabel, checkOneStdin, readCliCassetteText, requireCassettes } from "./input.js";
 import { makeStyle } from "./style.js";
+import { isRunFolder } from "./runFolder.js";
+import { loadRunIndexSync } from "../store/run.js";
+import { RUN_INDEX } from "../trace/runIndex.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 
 export interface FileVerdict {
   file: string;
@@ -50,11 +55,50 @@ export async function verifyFile(file: string, redact?: RedactRules): Promise<Fi
   return { file, ok: problems.length === 0, steps: Array.isArray(steps) ? steps.length : null, problems };
 }
 
+/**
+ * A run's folder (docs/conversations.md): its index (format, its own hash), then each conversation's cassette,
+ * which must end its hash chain where the index says.
+ */
+export async function verifyRunFolder(folder: string, redact?: RedactRules): Promise<FileVerdict[]> {
+  const indexFile = join(folder, RUN_INDEX);
+  let index;
+  try {
+    index = loadRunIndexSync(folder);
+  } catch (error) {
+    if (!isBlackboxError(error)) throw error;
+    return [
+      {
+        file: indexFile,
+        ok: false,
+        steps: null,
+        problems: [{ stepIndex: null, path: "(index)", message: (error as Error).message }],
+      },
+    ];
+  }
+  const verdicts: FileVerdict[] = [];
+  for (const c of index.conversations) {
+    const file = join(folder, c.file);
+    const v = await verifyFile(file, redact);
+    if (v.ok) {
+      const trace = JSON.parse(readFileSync(file, "utf8")) as Trace;
+      if ((trace.steps[trace.steps.length - 1]?.hash ?? "") !== c.lastHash)
+        v.problems.push({
+          stepIndex: null,
+          path: "(index)",
+          message: `its hash chain ends other than ${RUN_INDEX} says: the cassette was replaced or re-recorded alone. Record the run again`,
+        });
+      v.ok = v.problems.length === 0;
+    }
+    verdicts.push(v);
+  }
+  return verdicts;
+}
+
 export function register(program: Command): void {
   program
     .command("verify")
     .description("check cassettes: version, schema, hash chain and provider neutrality (exit 1 when any fails)")
-    .argument("<cassette...>", "cassette files to check")
+    .argument("<cassette...>", "cassette files (or run folders) to check")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
     .option(
       "--strict",
@@ -63,10 +107,16 @@ export function register(program: Command): void {
     .option("--config <file>", "with --strict: the config whose redact rules apply (default: blackbox.config.* here)")
     .action(async (files: string[], opts: { json?: boolean; strict?: boolean; config?: string }, cmd: Command) => {
       checkOneStdin(files, cmd);
-      requireCassettes(cmd, files); // unreadable: a usage error (2); not a valid cassette: the verdict (1)
+      // unreadable: a usage error (2); not a valid cassette: the verdict (1); a run's folder: each of its cassettes
+      requireCassettes(
+        cmd,
+        files.filter((f) => !isRunFolder(f)),
+      );
       const verdicts: FileVerdict[] = [];
       const rules = opts.strict ? await strictRules(opts.config) : undefined;
-      for (const file of files) verdicts.push(await verifyFile(file, rules));
+      for (const file of files)
+        if (isRunFolder(file)) verdicts.push(...(await verifyRunFolder(file, rules)));
+        else verdicts.push(await verifyFile(file, rules));
       const ok = verdicts.every((v) => v.ok);
       if (opts.json) {
         outJson({ ok, results: verdicts });

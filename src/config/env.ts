@@ -73,9 +73,15 @@ export function optionsFromEnv(env: Env, cwd: string): SessionOptions | undefine
     return resolveAuto(options, env, existsSync, { command: commandOf(env, process.argv, cwd) });
   }
   if (mode === "record" || mode === "fork")
-    options.out = resolve(cwd, required(env, "BLACKBOX_OUT", mode, "the cassette file to write"));
+    options.out = keepSlash(
+      env.BLACKBOX_OUT,
+      resolve(cwd, required(env, "BLACKBOX_OUT", mode, "the cassette file to write")),
+    );
   if (mode === "replay" || mode === "fork") {
-    options.cassette = resolve(cwd, required(env, "BLACKBOX_CASSETTE", mode, "the cassette file to read"));
+    options.cassette = keepSlash(
+      env.BLACKBOX_CASSETTE,
+      resolve(cwd, required(env, "BLACKBOX_CASSETTE", mode, "the cassette file to read")),
+    );
   }
   if (mode === "replay" && env.BLACKBOX_MCP_LIVE === "1") options.mcpLive = true;
   if (mode === "fork") {
@@ -108,4 +114,9 @@ export function optionsFromEnv(env: Env, cwd: string): SessionOptions | undefine
     }
   }
   return options;
+}
+
+/** A path given with a trailing slash names a run's folder (docs/conversations.md): resolved, it keeps it. */
+function keepSlash(given: string | undefined, resolved: string): string {
+  return given !== undefined && /[\\/]$/.test(given) && !/[\\/]$/.test(resolved) ? `${resolved}/` : resolved;
 }

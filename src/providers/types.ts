@@ -148,6 +148,8 @@ export interface ChainStore<R extends ChainedRequest = ChainedRequest> {
   remember(request: R, reply: unknown, upstream: boolean): void;
   /** The body sent upstream for a request that continues a reply the provider never saw. */
   asNew(request: R): string;
+  /** `body` continues a reply this store remembers (a run finds the conversation it belongs to by it). */
+  holds(body: Record<string, unknown>): boolean;
 }
 
 /**

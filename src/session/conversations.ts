@@ -20,4 +20,9 @@ export class Conversations {
     const request = store.expand(body);
     return { body: request?.full ?? body, chained: request && { store, request } };
   }
+
+  /** `body` continues a reply this session's store of `name` remembers. */
+  holds(name: ProviderName, body: Record<string, unknown>): boolean {
+    return this.stores.get(name)?.holds(body) ?? false;
+  }
 }

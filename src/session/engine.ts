@@ -14,13 +14,13 @@ import { BlackboxError, BlackboxUnsupportedError } from "../errors.js";
 import { providers } from "../providers/index.js";
 import { ToolCallIds } from "../providers/shared/ids.js";
 import type { ParsedModelRequest, ProviderDefinition, ProviderName, WireRequest } from "../providers/types.js";
-import type { ModelOutput } from "../trace/types.js";
+import type { JsonValue, ModelInput, ModelOutput } from "../trace/types.js";
 import { type Chained, Conversations } from "./conversations.js";
 import { IncrementalRequests, parseRequestBody } from "./incremental.js";
 import { KeysSeen } from "./keys.js";
 import { argsToJson } from "./json.js";
 import { createMode } from "./modes/index.js";
-import type { EngineContext, SessionMode } from "./modes/mode.js";
+import type { EngineContext, SessionMode, ToolExpectation } from "./modes/mode.js";
 import { checkOptions, checkRedactRules, checkTraceId, sessionModeOf } from "./options.js";
 import * as refusals from "./refusals.js";
 import { exitOutcome, outcomeOf } from "./outcome.js";
@@ -31,6 +31,7 @@ import { strictToolsOf, whyNoToolWrapped } from "./unseen.js";
 import { telemetryAnswer } from "./telemetry.js";
 import type {
   AnyFn,
+  ConversationPart,
   ExitInfo,
   FinishOptions,
   Forward,
@@ -48,7 +49,7 @@ export class SessionEngine implements SessionPort, EngineContext {
   readonly options: SessionOptions;
   readonly ports: SessionPorts;
   readonly now: () => number;
-  readonly ids = new ToolCallIds();
+  readonly ids: ToolCallIds;
   readonly requests = new IncrementalRequests();
   readonly redactor: Redactor;
   /** Which provider a URL belongs to (also read by the http guard, src/interception/httpGuard.ts). */
@@ -89,8 +90,16 @@ export class SessionEngine implements SessionPort, EngineContext {
   /** The hook's claim on the cassette was taken. */
   private holdsClaim = false;
 
-  constructor(options: SessionOptions, ports: SessionPorts) {
+  /** Where a run's conversation numbers the replies it serves from (src/session/run.ts); 0 for a session. */
+  private readonly seqBase: number;
+  private readonly runUnwrapped: (() => string | undefined) | undefined;
+
+  /** `part`: this session is one conversation of a run (src/session/run.ts), whose replayed ids are its own. */
+  constructor(options: SessionOptions, ports: SessionPorts, part?: ConversationPart) {
     checkOptions(options);
+    this.ids = new ToolCallIds(part?.idPrefix);
+    this.seqBase = part?.seqBase ?? 0;
+    this.runUnwrapped = part?.unwrapped;
     this.options = options;
     this.mcpLive = options.mcpLive === true && options.mode === "replay" ? options.cassette : undefined;
     this.ports = ports;
@@ -286,7 +295,32 @@ export class SessionEngine implements SessionPort, EngineContext {
 
   /** A reply the session serves (replayed or scripted), as the wire response the agent asked for. */
   respond(provider: ProviderDefinition, output: ModelOutput, parsed: ParsedModelRequest): HttpResponseLike {
-    return servedReply(provider, output, parsed, this.ids, this.seq++, this.chained);
+    return servedReply(provider, output, parsed, this.ids, this.seqBase + this.seq++, this.chained);
+  }
+
+  // --- a run's routing (src/session/run.ts) -------------------------------------
+
+  /** A model call is in flight or its streamed reply still being read. */
+  get busy(): boolean {
+    return this.modelInFlight || this.streamOpen;
+  }
+
+  /**
+   * Whether this conversation's last reply asked for tool `name`, not yet called: "args" with these arguments,
+   * "name" with others; undefined when it did not (or the mode cannot say).
+   */
+  expectsTool(name: string, input: JsonValue): ToolExpectation {
+    return this.strategy.expectsTool?.(name, input);
+  }
+
+  /** `body` continues a reply this conversation was given that the provider holds (src/session/conversations.ts). */
+  holdsChain(name: ProviderName, body: Record<string, unknown>): boolean {
+    return this.conversations.holds(name, body);
+  }
+
+  /** Replay: the recording's next model request, when it is at one (its tool round served); else undefined. */
+  nextRecordedInput(): ModelInput | undefined {
+    return this.strategy.nextInput?.();
   }
 
   // --- tools --------------------------------------------------------------------
@@ -304,6 +338,7 @@ export class SessionEngine implements SessionPort, EngineContext {
   }
 
   unwrappedTools(): string | undefined {
+    if (this.runUnwrapped) return this.runUnwrapped();
     return this.toolsWrapped > 0 ? undefined : whyNoToolWrapped(this.ports.toolsConfig);
   }
 

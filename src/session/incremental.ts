@@ -55,7 +55,7 @@ interface Last {
 const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Offset of the `]` before the final `}` (JSON whitespace allowed around both), or -1. */
-function closingBracket(text: string): number {
+export function closingBracket(text: string): number {
   let end = text.length - 1;
   while (end >= 0 && isWs(text.charCodeAt(end))) end--;
   if (text.charCodeAt(end) !== 0x7d) return -1;
@@ -65,7 +65,7 @@ function closingBracket(text: string): number {
 }
 
 /** The prefix of a fully parsed body that later bodies may extend (see the header), or undefined. */
-function extendablePrefix(text: string, body: unknown, member: string): string | undefined {
+export function extendablePrefix(text: string, body: unknown, member: string): string | undefined {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
   const messages = (body as Obj)[member];
   if (!Array.isArray(messages) || messages.length === 0) return undefined;

@@ -41,6 +41,29 @@ export class Replayer {
     return pair;
   }
 
+  /** The current round holds tool `name`, not yet served: "args" with these arguments (as recorded, redacted), else "name". */
+  expectsTool(name: string, input: JsonValue): "args" | "name" | undefined {
+    const free = this.source.round.filter(
+      (p) => !p.consumed && (p.callStep.payload as { toolName: string }).toolName === name,
+    );
+    if (free.length === 0) return undefined;
+    const redacted = this.engine.redactor.payload("tool_call", { toolName: name, toolInput: input }) as {
+      toolInput: JsonValue;
+    };
+    const same = free.some((p) =>
+      jsonEqual((p.callStep.payload as { toolInput: JsonValue }).toolInput, redacted.toolInput),
+    );
+    return same ? "args" : "name";
+  }
+
+  /** The recording's next model request, when its next step is one (the round before it served), else undefined. */
+  nextInput(): ModelInput | undefined {
+    const source = this.source;
+    if (source.round.some((p) => !p.consumed)) return undefined;
+    const step = source.steps[source.cursor];
+    return step?.type === "model_input" ? (step.payload as unknown as ModelInput) : undefined;
+  }
+
   /** The replay made every recorded call and ended as recorded. */
   checkEnd(outcome: TerminalPayload): void {
     const source = this.source;

@@ -136,11 +136,26 @@ export interface SessionPort {
   fail(err: BlackboxError): void;
   /** A replay's cassette when its MCP listings go live to be compared (the mcpLive option); else undefined. */
   readonly mcpLive: string | undefined;
+  /**
+   * The model's latest output (recorded, replayed or scripted), if any: an MCP callTool reads the tool calls
+   * it asked for, to record its call under the name the model used for the tool (src/tools/frameworks/mcp.ts).
+   */
+  readonly lastOutput: ModelOutput | undefined;
   /** Whether a provider call that is not a model call goes upstream (record, a live fork). */
   forwardsOther(): boolean;
   /** The provider of a model-call endpoint (method + URL), else undefined. */
   modelEndpoint(method: string, url: string): ProviderName | undefined;
   tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F>;
+}
+
+/** A session that is one conversation of a run (src/session/run.ts): how its replayed ids are set apart. */
+export interface ConversationPart {
+  /** Put in its replayed tool-call wire ids (`bbx_<prefix>call-N`). */
+  idPrefix: string;
+  /** Where its replayed replies' numbers start (the ids Blackbox serves: `bbx_msg-<n>`, `bbx-resp-<n>`). */
+  seqBase: number;
+  /** Why no tool is wrapped in the run, when none is (the run wraps them, not the conversation). */
+  unwrapped: () => string | undefined;
 }
 
 /** How a process ended, as the exit port reports it. */

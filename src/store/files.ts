@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
 
 /** A file's text (a fork script the options name). */
 export function readText(path: string): string {
@@ -17,5 +17,16 @@ export function sameFile(a: string, b: string): boolean {
     return x.dev === y.dev && x.ino === y.ino;
   } catch {
     return false; // one of them does not exist yet
+  }
+}
+
+/** A path that names a folder: it ends with a separator, or it is a folder already. */
+export function namesFolder(p: string | undefined): boolean {
+  if (!p) return false;
+  if (p.endsWith("/") || p.endsWith(sep)) return true;
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }

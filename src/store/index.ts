@@ -289,7 +289,11 @@ export async function saveTrace(file: string, trace: Trace): Promise<void> {
 }
 
 export function saveTraceSync(file: string, trace: Trace): void {
-  const text = serializeOrThrow(file, trace);
+  writeTextAtomicSync(file, serializeOrThrow(file, trace));
+}
+
+/** `text` written to `file` atomically (a temp file beside it, fsync, rename): the old file or the new, never half. */
+export function writeTextAtomicSync(file: string, text: string): void {
   const tmp = tempPathFor(file);
   removeStaleTemps(file);
   try {

@@ -209,7 +209,7 @@ async function hookCommonJs(
  */
 export async function installToolHooks(
   targets: ToolTarget[],
-  session: ToolSession & Pick<SessionPort, "fail" | "mcpLive">,
+  session: ToolSession & Pick<SessionPort, "fail" | "mcpLive" | "lastOutput">,
   missing: MissingExport = defaultMissing,
   frameworksFrom: string[] = [],
 ): Promise<() => void> {

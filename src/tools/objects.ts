@@ -12,7 +12,10 @@
 import type { BlackboxError } from "../errors.js";
 import { WRAPPED_TOOL } from "../globals.js";
 import type { AnyFn, Session } from "../session/types.js";
+import { toolCallsOf } from "../trace/payloads.js";
+import type { ModelOutput } from "../trace/types.js";
 import { isMcpClient, recordedClient } from "./frameworks/mcp.js";
+import { aiSdkClientRefusal, isAiSdkMcpClient } from "./frameworks/mcpAiSdk.js";
 import { insideFrameworkTool, runAsFrameworkTool } from "./frameworks/scope.js";
 import type { FrameworkHost } from "./frameworks/types.js";
 import { runnerTool, runnerToolName } from "./runnerTools.js";
@@ -43,12 +46,13 @@ export function modelArgumentsOnly(
 /** The runner's own arguments after the first (a tool context, the runner) are never recorded. */
 const first = (args: unknown[]) => args[0];
 
-/** What `bb.tools()` records through: the session's tool, tools, fail and mcpLive. */
+/** What `bb.tools()` records through: the session's tool, tools, fail, mcpLive and the model's latest output. */
 export interface ToolsSession {
   tool: Session["tool"];
   tools(tools: Record<string, AnyFn>): object;
   fail(err: BlackboxError): void;
   readonly mcpLive: string | undefined;
+  readonly lastOutput: ModelOutput | undefined;
 }
 
 /**
@@ -65,6 +69,7 @@ function sessionHost(session: ToolsSession): FrameworkHost {
     get mcpLive() {
       return session.mcpLive;
     },
+    modelToolCalls: () => toolCallsOf(session.lastOutput ?? null),
   };
 }
 
@@ -78,6 +83,7 @@ export function sessionTools(session: ToolsSession, tools: Record<string, unknow
   const functions: Record<string, AnyFn> = {};
   const copies: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(tools)) {
+    if (isAiSdkMcpClient(value)) throw aiSdkClientRefusal(key);
     if (isMcpClient(value)) {
       copies[key] = recordedClient(value, sessionHost(session));
       continue;

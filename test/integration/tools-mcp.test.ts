@@ -426,4 +426,130 @@ describe("blackbox replay --mcp-live: tool-definition drift", () => {
     expect(r.stdout).toMatch(/^connected to weather 1\.2\.3 \(tools: true\)\n.*\ntools: get_weather\n/);
     expect(r.code).toBe(1);
   }, 90_000);
+
+  it("a tool whose readOnlyHint flipped (a rug pull in its annotations) is reported by name, exit 1", async () => {
+    const rec = await record("stdio", "drift-annotation");
+    const r = await mcpLive(rec, "drift-annotation-server", { WEATHER_WRITES: "1" });
+    expect(r.stderr).toContain(
+      `the MCP server "weather" answers mcp:tools/list differently from ${rec.cassette} (blackbox replay --mcp-live): "get_weather" annotation readOnlyHint true is now false.`,
+    );
+    expect(r.code).toBe(1);
+  }, 90_000);
+});
+
+describe("two MCP servers sharing a tool name (agent-servers.mjs)", () => {
+  const SERVERS = "weather_eu,weather_us";
+
+  /** agent-servers.mjs recorded over two copies of the server, the model's replies queued; the copies deleted after. */
+  async function recordServers(name: string, replies: Array<Record<string, unknown>>, extra: Record<string, string>) {
+    const server = serverCopy(name);
+    const log = join(fx.dir, `${name}.log`);
+    const cassette = join(fx.dir, `${name}.json`);
+    const env = agentEnv({ MCP_SERVER: server.script, MCP_SERVERS: SERVERS, ...extra });
+    fx.fake.enqueue(...replies.map((json) => ({ json })));
+    try {
+      const r = await hookedNode(APP, ["agent-servers.mjs", "stdio", QUESTION], {
+        ...env,
+        TOOL_LOG: log,
+        BLACKBOX_MODE: "record",
+        BLACKBOX_OUT: cassette,
+      });
+      // no warning of tools that ran outside Blackbox's view: each call is the model's
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      // each server ran its own call (the two in parallel: in either order)
+      expect(readFileSync(log, "utf8").split("\n").sort()).toEqual([
+        "",
+        "weather_eu get_weather Lisbon",
+        "weather_us get_weather Lisbon",
+      ]);
+      const verified = await runProcess(process.execPath, [BIN, "verify", cassette], { cwd: fx.dir });
+      expect(verified.stderr).toBe("");
+      expect(verified.code).toBe(0);
+      return { cassette, trace: readCassette(cassette), stdout: r.stdout, env, log, agent: "agent-servers.mjs" };
+    } finally {
+      server.remove();
+    }
+  }
+
+  /** The recording replayed under unshare -n with strict tools, `extra` in the agent's environment. */
+  async function replayServers(rec: Recorded, extra: Record<string, string> = {}) {
+    rmSync(rec.log, { force: true });
+    const r = await hookedNode(
+      APP,
+      ["agent-servers.mjs", "stdio", QUESTION],
+      {
+        ...rec.env,
+        ...extra,
+        TOOL_LOG: rec.log,
+        BLACKBOX_MODE: "replay",
+        BLACKBOX_CASSETTE: rec.cassette,
+        BLACKBOX_STRICT_TOOLS: "1",
+      },
+      true,
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(rec.stdout);
+    expect(r.code).toBe(0);
+    expect(existsSync(rec.log)).toBe(false);
+  }
+
+  it("tools renamed <server>__<tool> for the model: each step is the model's call, under its name, the server beside the arguments", async () => {
+    const rec = await recordServers(
+      "servers-renamed",
+      [
+        anthropicMessage({
+          toolCalls: [
+            { name: "weather_eu__get_weather", input: { city: "Lisbon" } },
+            { name: "weather_us__get_weather", input: { city: "Lisbon" } },
+          ],
+        }),
+        anthropicMessage({ text: "Sunny in Lisbon, both say." }),
+      ],
+      {},
+    );
+    expect(rec.stdout).toMatch(
+      /^weather_eu: get_weather\nweather_us: get_weather\n\[weather_eu__get_weather @weather_eu: Sunny in Lisbon, [\d.]+ C\]\n\[weather_us__get_weather @weather_us: Sunny in Lisbon, [\d.]+ C\]\nSunny in Lisbon, both say\.\n$/,
+    );
+    expect(toolNames(rec.trace)).toEqual([
+      "mcp:initialize",
+      "mcp:tools/list",
+      "mcp:initialize",
+      "mcp:tools/list",
+      "weather_eu__get_weather",
+      "weather_us__get_weather",
+    ]);
+    const calls = payloads(rec.trace, "tool_call");
+    expect(calls.slice(4).map((c) => c.toolInput)).toEqual([
+      { server: "weather_eu", arguments: { city: "Lisbon" } },
+      { server: "weather_us", arguments: { city: "Lisbon" } },
+    ]);
+    // the model's calls, the same ids: connected, not beside them
+    const asked = rec.trace.steps.find((s) => s.type === "model_output")!.payload as {
+      calls: Array<{ toolCallId: string }>;
+    };
+    expect(calls.slice(4).map((c) => c.toolCallId)).toEqual(asked.calls.map((c) => c.toolCallId));
+    await replayServers(rec);
+  }, 90_000);
+
+  it("one get_weather asked of both servers: a replay asking them in the other order gets each server's own answer", async () => {
+    const rec = await recordServers(
+      "servers-fanout",
+      [
+        anthropicMessage({ toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }),
+        anthropicMessage({ text: "Sunny in Lisbon, both say." }),
+      ],
+      { MCP_FANOUT: "1" },
+    );
+    expect(toolNames(rec.trace).slice(4)).toEqual(["get_weather", "get_weather"]);
+    expect(
+      payloads(rec.trace, "tool_call")
+        .slice(4)
+        .map((c) => (c.toolInput as { server: string }).server),
+    ).toEqual(["weather_eu", "weather_us"]);
+    const eu = /\[get_weather @weather_eu: (.*)\]/.exec(rec.stdout)![1];
+    const us = /\[get_weather @weather_us: (.*)\]/.exec(rec.stdout)![1];
+    expect(eu).not.toBe(us); // two random temperatures: a swap would show
+    await replayServers(rec, { MCP_FANOUT: "reverse" });
+  }, 90_000);
 });

@@ -42,6 +42,13 @@ export class MessageThreads implements ChainStore<ThreadedRequest> {
   private readonly turns = new Map<string, Turn>();
 
   /** The expansion of `body` when it is a threaded request (it has a `thread`), else undefined. */
+  holds(body: Obj): boolean {
+    const thread = body.thread;
+    return (
+      isObj(thread) && typeof thread.previous_message_id === "string" && this.turns.has(thread.previous_message_id)
+    );
+  }
+
   expand(body: Obj): ThreadedRequest | undefined {
     const thread = body.thread;
     if (thread === undefined || thread === null) return undefined;

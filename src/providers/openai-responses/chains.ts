@@ -82,6 +82,10 @@ export class ResponseChains implements ChainStore<ResponsesChainedRequest> {
    * request with neither stands for itself (`full` is `body`). Refuses an id no response of
    * the run carried.
    */
+  holds(body: Obj): boolean {
+    return typeof body.previous_response_id === "string" && this.links.has(body.previous_response_id);
+  }
+
   expand(body: Obj): ResponsesChainedRequest {
     const id = body.previous_response_id;
     const chained = id !== undefined && id !== null;

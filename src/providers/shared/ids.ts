@@ -7,7 +7,15 @@ import { callIndex } from "../../trace/payloads.js";
  * form (`bbx_call-N`), which map back to the same `call-N` when the agent sends them back.
  */
 export class ToolCallIds {
+  /**
+   * `prefix` sets the replayed wire ids apart (`bbx_<prefix>call-N`): a run's conversations each serve their
+   * own, so no two conversations of one process hand the agent the same id.
+   */
+  constructor(private readonly prefix: string = "") {}
+
   private readonly toCall = new Map<string, string>();
+  /** call-N -> the last wire id that named it (a run tells its conversations' replies apart by them). */
+  private readonly toWire = new Map<string, string>();
   private next = 0;
   /**
    * How often register() changed an existing mapping: an incremental parse that reuses earlier messages'
@@ -26,13 +34,14 @@ export class ToolCallIds {
     if (id === undefined) {
       id = `call-${this.next++}`;
       this.toCall.set(wireId, id);
+      this.toWire.set(id, wireId);
     }
     return id;
   }
 
   /** The wire id a replayed response uses for call-N; registered so it maps back. */
   wireIdFor(callId: string): string {
-    const wire = `bbx_${callId}`;
+    const wire = `bbx_${this.prefix}${callId}`;
     this.register(wire, callId);
     return wire;
   }
@@ -42,8 +51,14 @@ export class ToolCallIds {
     const had = this.toCall.get(wireId);
     if (had !== undefined && had !== callId) this.remapCount++;
     this.toCall.set(wireId, callId);
+    this.toWire.set(callId, wireId);
     const n = callIndex(callId);
     if (n >= 0) this.next = Math.max(this.next, n + 1);
+  }
+
+  /** The wire id call-N was last known by (the provider's, or the one a replay served), if any. */
+  wireOf(callId: string): string | undefined {
+    return this.toWire.get(callId);
   }
 
   /** Continue numbering after call-N (fork: ids already present in a copied prefix). */

@@ -13,7 +13,7 @@ import type {
   ProviderDefinition,
   WireRequest,
 } from "../../providers/types.js";
-import type { JsonValue, ModelOutput, TerminalPayload } from "../../trace/types.js";
+import type { JsonValue, ModelInput, ModelOutput, TerminalPayload } from "../../trace/types.js";
 import type { Redactor } from "../../redact/index.js";
 import type { IncrementalRequests } from "../incremental.js";
 import type { Forward, HttpResponseLike, Mode, SessionOptions, SessionPorts } from "../types.js";
@@ -59,6 +59,9 @@ export interface ModelCall {
   signal: AbortSignal | undefined;
 }
 
+/** Whether a conversation's last reply asked for a tool (src/session/run.ts routes a tool call by it). */
+export type ToolExpectation = "args" | "name" | undefined;
+
 export interface SessionMode {
   readonly name: Mode;
   /**
@@ -87,4 +90,8 @@ export interface SessionMode {
    * the replay.
    */
   end(outcome: TerminalPayload, atExit: boolean): void;
+  /** The last reply asked for tool `name` and it was not called yet: "args" with these arguments, else "name". */
+  expectsTool?(name: string, input: JsonValue): ToolExpectation;
+  /** Replay: the recording's next model request, when the recording is at one. */
+  nextInput?(): ModelInput | undefined;
 }

@@ -5,6 +5,7 @@
 import { TraceBuilder } from "../../trace/builder.js";
 import { keepUnchanged } from "../../trace/rerecord.js";
 import type { Trace } from "../../trace/types.js";
+import { jsonEqual } from "../json.js";
 import { liveModelCall } from "../live.js";
 import { requireOut, traceIdOf } from "../options.js";
 import { Recorder } from "../recorder.js";
@@ -25,6 +26,11 @@ export function recordMode(engine: EngineContext): SessionMode {
       return liveModelCall(engine, recorder, call, engine.now());
     },
     tool: (name, input, run) => recorder.tool(name, input, run),
+    expectsTool(name, input) {
+      const free = recorder.round?.entries.filter((e) => !e.claimed && e.call.toolName === name) ?? [];
+      if (free.length === 0) return undefined;
+      return free.some((e) => jsonEqual(e.call.toolInput, input)) ? "args" : "name";
+    },
     end: (outcome, atExit) => recorder.write(outcome, atExit, (trace) => overPrevious(engine, trace)),
   };
 }

@@ -35,5 +35,7 @@ export function replayMode(engine: EngineContext): SessionMode {
       }
     },
     end: (outcome) => replayer.checkEnd(outcome),
+    expectsTool: (name, input) => replayer.expectsTool(name, input),
+    nextInput: () => replayer.nextInput(),
   };
 }

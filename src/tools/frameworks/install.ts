@@ -10,6 +10,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import nodeModule, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { AnyFn, SessionPort } from "../../session/types.js";
+import { toolCallsOf } from "../../trace/payloads.js";
 import { replaceProperty } from "../patch.js";
 import { FRAMEWORK_TARGETS } from "./index.js";
 import { insideFrameworkTool, runAsFrameworkTool } from "./scope.js";
@@ -60,7 +61,7 @@ function outOfRange(target: FrameworkTarget, version: string): string {
 
 export function installFrameworkTools(
   from: string[],
-  session: Pick<SessionPort, "tool" | "fail" | "mcpLive">,
+  session: Pick<SessionPort, "tool" | "fail" | "mcpLive" | "lastOutput">,
   targets: readonly FrameworkTarget[] = FRAMEWORK_TARGETS,
 ): FrameworkFiles {
   const entries: Array<{ target: FrameworkTarget; file: PatchedFile }> = [];
@@ -103,6 +104,7 @@ export function installFrameworkTools(
     get mcpLive() {
       return session.mcpLive;
     },
+    modelToolCalls: () => toolCallsOf(session.lastOutput ?? null),
   };
   const cannotPatch = (id: number, err: unknown) => {
     const entry = entries[id]!;

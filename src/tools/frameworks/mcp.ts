@@ -5,8 +5,10 @@
  * Client.prototype, under the register hook; `recordedClient` the same on one client, for
  * bb.tools() in a process without it):
  *
- * - `callTool(params)`: under the tool's name (`params.name`, the name the model calls it
- *   by) with its `arguments` alone; the result is the SDK's (content blocks,
+ * - `callTool(params)`: under the name the model called the tool by (`params.name`, or the
+ *   model's name for it where the agent renamed the tool: a server prefix) with its
+ *   `arguments` alone, or `{ server, arguments }` where two connected servers listed a tool
+ *   of that name (mcpNames.ts); the result is the SDK's (content blocks,
  *   `structuredContent`, `isError`). An `isError` result of one text block is recorded as a
  *   tool error whose message is that text, and a replay gives the agent the same
  *   `{ content, isError: true }` back (not a throw); a callTool that throws (a protocol
@@ -36,11 +38,14 @@ import type { AnyFn } from "../../session/types.js";
 import { replaceProperty } from "../patch.js";
 import { drifted, resultChanges } from "./mcpDrift.js";
 import { OfflineTransport } from "./mcpOffline.js";
+import { listedTools, modelName, stepInput } from "./mcpNames.js";
 import { handled, type McpProtocol, serverRequest } from "./mcpRequests.js";
 import type { FrameworkHost, FrameworkTarget } from "./types.js";
 
 /** The step of `connect()`. */
 export const INITIALIZE = "mcp:initialize";
+/** The step of `listTools()`. */
+const TOOLS_LIST = "mcp:tools/list";
 /** The message of a recorded callTool that threw begins with this (an isError result's is the tool's text). */
 export const THREW = "MCP callTool threw: ";
 
@@ -273,10 +278,12 @@ function callTool(host: FrameworkHost, original: AnyFn, sdkConnect: AnyFn): AnyF
   return async function (this: McpClient, params: { name?: unknown; arguments?: unknown } | undefined, ...rest) {
     const name = params?.name;
     if (typeof name !== "string") return original.call(this, params, ...rest);
+    const server = serverName(this);
+    const step = modelName(host.modelToolCalls(), name, server, params!.arguments);
     let ran = false;
     try {
       return await during(this, `callTool "${name}"`, () =>
-        host.record(name, params!.arguments ?? {}, async () => {
+        host.record(step, stepInput(this, server, name, params!.arguments), async () => {
           ran = true;
           await goLive(this, sdkConnect);
           let result: CallToolResult;
@@ -311,6 +318,8 @@ function listed(host: FrameworkHost, step: string, original: AnyFn, sdkConnect: 
         await goLive(this, sdkConnect);
         return original.call(this, params, ...rest);
       });
+      if (step === TOOLS_LIST)
+        listedTools(this, server, result, (params as { cursor?: unknown })?.cursor !== undefined);
       const cassette = host.mcpLive;
       if (!ran && cassette !== undefined && !(this.transport instanceof OfflineTransport)) {
         const changes = resultChanges(step, result, await original.call(this, params, ...rest));

@@ -8,6 +8,7 @@
  */
 import type { BlackboxError } from "../../errors.js";
 import type { AnyFn } from "../../session/types.js";
+import type { ToolCall } from "../../trace/types.js";
 
 /** One file of the package: its path inside the package, how Node loads it, the names to hand over. */
 export interface PatchedFile {
@@ -39,6 +40,12 @@ export interface FrameworkHost {
    * compared with it (`blackbox replay --mcp-live`, mcpDrift.ts); else undefined.
    */
   readonly mcpLive: string | undefined;
+  /**
+   * The tool calls the model's latest output asked for (none before the first model call): an MCP
+   * callTool recorded under a name the agent gave the tool for the model (a server prefix) is
+   * recorded under that name, the call the model made (mcpNames.ts).
+   */
+  modelToolCalls(): readonly ToolCall[];
 }
 
 /** A patch's result: the replacements for the file's `replace` names, and its undo. */

@@ -1,0 +1,307 @@
+/**
+ * Which conversation of a run a call belongs to (src/session/run.ts), by content, never by
+ * timing (docs/conversations.md):
+ *
+ * - A model request belongs to the conversation whose last request it extends: its body
+ *   is that request's body up to the end of its history (the SDKs' JSON.stringify form, as
+ *   the incremental parse reads it: src/session/incremental.ts), then more messages, among
+ *   them that conversation's last reply (the reply's tool-call ids, the provider's or the
+ *   ones a replay served, which are each conversation's own; a reply without tool calls by
+ *   its text). A body in another form is compared as JSON: the same fields but the history,
+ *   and the last request's history as its first messages. A request that continues a reply
+ *   the provider holds (a Responses API `previous_response_id`, an Anthropic message thread)
+ *   belongs to the conversation that reply was given in. The same request again, after a call
+ *   that got no reply, is a retry in the same conversation.
+ * - Anything else starts a conversation: in record a new one; in replay the recorded one, not
+ *   started yet, whose first request it is (the first in the order they started, where two
+ *   began alike). A request that is neither is given to the closest conversation, whose
+ *   strict compare reports the difference.
+ * - A wrapped tool call belongs to the conversation whose last reply asked for that tool with
+ *   those arguments (else the only one that asked for it by name).
+ *
+ * Conversations alike so far (the same history, the same replies) are interchangeable: a
+ * request goes to the first of them that is free, and whichever it is, the reply it gets
+ * was recorded for exactly that history, so no conversation is ever answered from another's.
+ */
+import { SessionError } from "../errors.js";
+import { providers } from "../providers/index.js";
+import { compareModelInput } from "../providers/shared/compare.js";
+import { ToolCallIds } from "../providers/shared/ids.js";
+import { isObj, type Obj } from "../providers/shared/wire.js";
+import type { ProviderName } from "../providers/types.js";
+import { createRedactor, type RedactRules } from "../redact/index.js";
+import { toolCallsOf } from "../trace/payloads.js";
+import type { JsonValue, ModelInput, Trace } from "../trace/types.js";
+import type { SessionEngine } from "./engine.js";
+import { closingBracket, extendablePrefix } from "./incremental.js";
+import { jsonEqual } from "./json.js";
+import type { Mode } from "./types.js";
+
+export interface Conversation {
+  readonly n: number;
+  /** Its cassette's name in the run's folder. */
+  readonly file: string;
+  readonly engine: SessionEngine;
+  /** How its first request was told apart from the conversations before it. */
+  readonly toldApart: string;
+  /** Its last request. */
+  last: LastRequest | undefined;
+  /** Its last call got no reply (refused, failed, given up): the same request again is a retry. */
+  failed: boolean;
+  /** The cassette it wrote (record). */
+  written: Trace | undefined;
+  /** Record, a run of several: its cassette and the keys it must not hold, written when the whole run is. */
+  pending?: { trace: Trace; secrets: string[] };
+}
+
+interface LastRequest {
+  text: string | undefined;
+  /** The body text up to its history's closing `]`, which a next request's body starts with; undefined: another form. */
+  prefix: string | undefined;
+  /** The body as JSON, when it was parsed: its fields but the history, and the history. */
+  view: View | undefined;
+}
+
+interface View {
+  fields: string;
+  history: unknown[];
+}
+
+/** How much of a conversation's last request a candidate's body is checked against before the whole (its end). */
+const TAIL_CHECK = 64;
+
+export class RunRoutes {
+  /** Conversations in the order they started. */
+  readonly started: Conversation[] = [];
+  /** Replay: the recorded conversations not started yet, in the order they were recorded starting. */
+  readonly waiting: Conversation[] = [];
+  /** A first request's body -> the first conversation that started with it. */
+  private readonly firsts = new Map<string, number>();
+
+  constructor(
+    private readonly mode: Mode,
+    private readonly redact: RedactRules | false | undefined,
+    private readonly env: Readonly<Record<string, string | undefined>>,
+  ) {}
+
+  start(c: Conversation): Conversation {
+    const w = this.waiting.indexOf(c);
+    if (w >= 0) this.waiting.splice(w, 1);
+    this.started.push(c);
+    return c;
+  }
+
+  /** The conversation a model request to `name` belongs to (started now if it is a new one). */
+  modelCall(
+    name: ProviderName,
+    text: string | undefined,
+    make: (n: number, toldApart: string) => Conversation,
+  ): { conversation: Conversation } {
+    const member = providers[name].incremental.member ?? "messages";
+    const retry = this.started.find((c) => c.failed && c.last !== undefined && c.last.text === text);
+    if (retry) return { conversation: retry };
+    if (text !== undefined) {
+      const c = this.byText(text);
+      if (c) return this.take(c, text, undefined, member);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text ?? "");
+    } catch {
+      body = undefined;
+    }
+    if (!isObj(body)) return { conversation: this.any(make) }; // its engine refuses the body
+    if (continuesHeld(body)) {
+      const held = this.started.find((c) => c.engine.holdsChain(name, body));
+      return this.take(held ?? this.any(make), text, body, member);
+    }
+    const view = viewOf(body, member);
+    const c = view && this.byView(view);
+    if (c) return this.take(c, text, body, member);
+    if (this.mode === "replay") return this.take(this.recorded(name, body, text), text, body, member);
+    // while the run holds one conversation, a request that does not extend it is its next call, as in a session
+    const only = this.started.length === 1 ? this.started[0]! : undefined;
+    if (only && !only.engine.busy) return this.take(only, text, body, member);
+    const alike = text !== undefined ? this.firsts.get(text) : undefined;
+    const toldApart = alike === undefined ? "new history" : `the same first request as conversation ${alike}`;
+    const made = this.start(make(this.started.length + 1, toldApart));
+    if (text !== undefined && alike === undefined) this.firsts.set(text, made.n);
+    return this.take(made, text, body, member);
+  }
+
+  /** The call to `c` ended: with a reply, or without (a refusal, an error, given up). */
+  answered(c: Conversation, ok: boolean): void {
+    c.failed = !ok;
+  }
+
+  /** The conversation a wrapped tool call belongs to. */
+  toolCall(name: string, input: JsonValue, make: (n: number, toldApart: string) => Conversation): Conversation {
+    let byName: Conversation | undefined;
+    let named = 0;
+    for (const c of this.started) {
+      const e = c.engine.expectsTool(name, input);
+      if (e === "args") return c;
+      if (e === "name") {
+        byName ??= c;
+        named++;
+      }
+    }
+    if (named === 1) return byName!;
+    if (this.started.length === 1 && named === 0) return this.started[0]!; // as in a run of one: a tool no reply asked for
+    if (this.started.length === 0) return this.any(make); // a tool before any model call
+
+    throw new SessionError(
+      `the wrapped tool "${name}" was called while ${this.started.length} conversations ran, and ${
+        named > 0
+          ? `${named} of them asked for it, none with these arguments`
+          : "no conversation's last reply asked for it"
+      }: Blackbox cannot tell which conversation it belongs to. Call a tool the model asked for with the model's input as its argument (bb.tools(), a framework's tool), or give each conversation a session of its own (docs/conversations.md).`,
+    );
+  }
+
+  private take(
+    c: Conversation,
+    text: string | undefined,
+    body: Obj | undefined,
+    member: string,
+  ): { conversation: Conversation } {
+    let prefix: string | undefined;
+    if (text !== undefined) {
+      if (body) prefix = extendablePrefix(text, body, member);
+      else {
+        // a body that extends another's text is its form again: its history ends at the last `]`
+        const cut = closingBracket(text);
+        prefix = cut > 0 ? text.slice(0, cut) : undefined;
+      }
+    }
+    c.last = { text, prefix, view: body ? viewOf(body, member) : undefined };
+    return { conversation: c };
+  }
+
+  /** A conversation for a body no route can read (its engine refuses it). */
+  private any(make: (n: number, toldApart: string) => Conversation): Conversation {
+    return this.started[0] ?? (this.waiting[0] ? this.start(this.waiting[0]) : this.start(make(1, "new history")));
+  }
+
+  /** The started conversation whose last request's body `text` extends, its last reply among what follows. */
+  private byText(text: string): Conversation | undefined {
+    for (const c of this.started) {
+      const p = c.last?.prefix;
+      if (p === undefined || c.engine.busy || text.length <= p.length + 1) continue;
+      if (text.charCodeAt(p.length) !== 0x2c) continue; // `,`: more history after the last request's
+      const from = Math.max(0, p.length - TAIL_CHECK);
+      if (text.slice(from, p.length) !== p.slice(from)) continue;
+      if (!text.startsWith(p)) continue;
+      if (holdsReply(c, text.slice(p.length), this.mode)) return c;
+    }
+    return undefined;
+  }
+
+  /** The started conversation whose last request `view` extends, as JSON. */
+  private byView(view: View): Conversation | undefined {
+    for (const c of this.started) {
+      const last = c.last?.view;
+      if (!last || c.engine.busy || last.fields !== view.fields || view.history.length <= last.history.length) continue;
+      if (!last.history.every((m, i) => jsonEqual(m as JsonValue, view.history[i] as JsonValue))) continue;
+      const tail = JSON.stringify(view.history.slice(last.history.length));
+      if (holdsReply(c, tail, this.mode)) return c;
+    }
+    return undefined;
+  }
+
+  /**
+   * Replay, a request that extends no conversation's last: the conversation whose recording's next request it
+   * is (a started one, free, at a model call; else one not started yet, the first in the order they started);
+   * else the closest, whose strict compare says where it differs.
+   */
+  private recorded(name: ProviderName, body: Obj, text: string | undefined): Conversation {
+    const input = neutralOf(name, body, this.redact, this.env);
+    const is = (c: Conversation): boolean => {
+      const recorded = c.engine.nextRecordedInput();
+      return recorded !== undefined && compareModelInput(recorded, input!) === undefined;
+    };
+    if (input) {
+      const started = this.started.find((c) => !c.engine.busy && is(c));
+      if (started) return started;
+      const first = this.waiting.find(is);
+      if (first) return this.start(first);
+    }
+    // a request like no recorded one: a conversation not started yet, the most alike (else the first), says how
+    // it differs from its first request; with none left, the started one it shares the most text with
+    if (this.waiting.length > 0) {
+      const actual = input ? JSON.stringify(input) : "";
+      let best = this.waiting[0]!;
+      let bestLength = -1;
+      for (const w of this.waiting) {
+        const n = commonPrefix(JSON.stringify(w.engine.nextRecordedInput() ?? ""), actual);
+        if (n > bestLength) [best, bestLength] = [w, n];
+      }
+      return this.start(best);
+    }
+    let best = this.started[0]!;
+    let bestLength = -1;
+    for (const c of this.started) {
+      const n = commonPrefix(c.last?.text ?? "", text ?? "");
+      if (n > bestLength) [best, bestLength] = [c, n];
+    }
+    return best;
+  }
+}
+
+/** The fields of a body but its history, as text, and its history; undefined: it holds none. */
+function viewOf(body: Obj, member: string): View | undefined {
+  const history = body[member];
+  if (!Array.isArray(history)) return undefined;
+  const { [member]: _history, ...fields } = body;
+  return { fields: JSON.stringify(fields), history };
+}
+
+/** A body that continues a reply the provider holds (the Responses API's previous_response_id, a message thread). */
+function continuesHeld(body: Obj): boolean {
+  if (typeof body.previous_response_id === "string") return true;
+  const thread = body.thread;
+  return isObj(thread) && thread.type === "continue";
+}
+
+/**
+ * `tail` (what a request adds to a conversation's last one) holds that conversation's last reply: each of its
+ * tool calls' wire ids, or, for a reply without tool calls, the start of its text (in record: a replay serves
+ * each conversation ids of its own, and its texts may hold values the redaction rules put back).
+ */
+function holdsReply(c: Conversation, tail: string, mode: Mode): boolean {
+  const out = c.engine.lastOutput;
+  if (!out) return false;
+  const calls = toolCallsOf(out);
+  if (calls.length > 0) {
+    return calls.every((call) => {
+      const wire = c.engine.ids.wireOf(call.toolCallId);
+      return wire === undefined || tail.includes(wire);
+    });
+  }
+  if (mode !== "record") return true;
+  const text = "text" in out && typeof out.text === "string" ? out.text.trim().slice(0, 48) : "";
+  return text === "" || tail.includes(JSON.stringify(text).slice(1, -1));
+}
+
+/** A first request as the recording holds it (neutral, through the redaction rules), or undefined when it cannot be read. */
+function neutralOf(
+  name: ProviderName,
+  body: Obj,
+  redact: RedactRules | false | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): ModelInput | undefined {
+  try {
+    const parsed = providers[name].parseRequest(body, new ToolCallIds());
+    const redactor = createRedactor(redact, env, true);
+    return redactor.payload("model_input", parsed.input as unknown as JsonValue) as unknown as ModelInput;
+  } catch {
+    return undefined; // a refusal: the conversation it goes to says it
+  }
+}
+
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
