@@ -130,5 +130,9 @@ export function isBlackboxError(error: unknown): boolean {
     if (inner && typeof inner === "object" && inner.type === BLACKBOX_ERROR_TYPE) return true;
     if (body.type === BLACKBOX_ERROR_TYPE) return true;
   }
+  // @google/genai's ApiError carries the body's JSON as its message, the AI SDK's APICallError as responseBody:
+  // the Gemini error body names Blackbox as its ErrorInfo's reason
+  const reason = `"reason":"${BLACKBOX_ERROR_TYPE}"`;
+  for (const text of [e.message, e.responseBody]) if (typeof text === "string" && text.includes(reason)) return true;
   return false;
 }

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { BlackboxConfigError } from "../errors.js";
-import { PROVIDER_NAMES, providers } from "../providers/index.js";
+import { PLACEHOLDER_KEY_ENVS } from "../providers/index.js";
 import { plainJsonProblem } from "../trace/plainJson.js";
 import type { JsonValue } from "../trace/types.js";
 import { commandOf } from "../process/command.js";
@@ -14,7 +14,7 @@ import type { SessionOptions } from "../session/types.js";
 
 type Env = Record<string, string | undefined>;
 
-const API_KEY_ENVS = PROVIDER_NAMES.map((p) => providers[p].apiKeyEnv);
+const API_KEY_ENVS = PLACEHOLDER_KEY_ENVS;
 
 /**
  * Replay and a scripted fork send nothing upstream, but the SDKs refuse to build a request

@@ -3,6 +3,7 @@
  * Everything that depends on the provider reads it from here.
  */
 import { anthropicProvider } from "./anthropic/index.js";
+import { geminiProvider } from "./gemini/index.js";
 import { openaiResponsesProvider } from "./openai-responses/index.js";
 import { openaiProvider } from "./openai/index.js";
 import type { ProviderDefinition, ProviderName, ServiceName } from "./types.js";
@@ -11,6 +12,7 @@ export const providers: Readonly<Record<ProviderName, ProviderDefinition>> = {
   anthropic: anthropicProvider,
   openai: openaiProvider,
   "openai-responses": openaiResponsesProvider,
+  gemini: geminiProvider,
 };
 
 /** The providers' names, in the order routes and messages list them. */
@@ -35,10 +37,28 @@ export function apiFor(provider: ProviderName, method: string, url: URL): Provid
   );
 }
 
+/** Every environment variable an SDK reads a provider's API key from (their values never reach a cassette). */
+export const KEY_ENVS: readonly string[] = [
+  ...new Set(
+    PROVIDER_NAMES.flatMap((p) => [providers[p].apiKeyEnv, ...(providers[p].otherKeyEnvs ?? []).map((e) => e.name)]),
+  ),
+];
+
+/** The key variables a replay sets to a placeholder when they are missing (the SDKs refuse to send without one). */
+export const PLACEHOLDER_KEY_ENVS: readonly string[] = [
+  ...new Set(
+    PROVIDER_NAMES.flatMap((p) => [
+      providers[p].apiKeyEnv,
+      ...(providers[p].otherKeyEnvs ?? []).filter((e) => e.placeholder).map((e) => e.name),
+    ]),
+  ),
+];
+
 /** The content-type a synthesized stream is served with. */
 export const STREAM_CONTENT_TYPE = "text/event-stream; charset=utf-8";
 
 export { anthropicProvider } from "./anthropic/index.js";
+export { geminiProvider } from "./gemini/index.js";
 export { openaiProvider } from "./openai/index.js";
 export { openaiResponsesProvider } from "./openai-responses/index.js";
 export { compareModelInput, type InputDifference } from "./shared/compare.js";

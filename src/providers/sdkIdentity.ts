@@ -29,10 +29,15 @@ export interface SdkOfRequest {
   generic?: boolean;
 }
 
-/** The provider whose requests carry its own header (`anthropic-version`), else the one without such a header. */
+/**
+ * The provider whose requests carry its own header (`anthropic-version`, `x-goog-api-client`), or its own key
+ * header (`x-goog-api-key`: the AI SDK's Google provider sends no x-goog-api-client), else the one without
+ * such a header.
+ */
 export function providerByHeaders(h: Record<string, string>): ProviderName {
   return (
     PROVIDER_NAMES.find((p) => providers[p].sdkHeader !== undefined && h[providers[p].sdkHeader!] !== undefined) ??
+    PROVIDER_NAMES.find((p) => providers[p].keyHeaders.some((k) => k !== "authorization" && h[k] !== undefined)) ??
     PROVIDER_NAMES.find((p) => providers[p].sdkHeader === undefined)!
   );
 }

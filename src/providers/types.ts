@@ -1,13 +1,13 @@
 import type { JsonValue, ModelInput, ModelOutput } from "../trace/types.js";
 import type { ToolCallIds } from "./shared/ids.js";
 
-export type ProviderName = "anthropic" | "openai" | "openai-responses";
+export type ProviderName = "anthropic" | "openai" | "openai-responses" | "gemini";
 
 /**
  * The services whose base URLs Blackbox is told (a config's `providers`, SessionOptions.providers): a provider
  * that is another API of one of them (the Responses API of OpenAI's) shares its base URLs (`baseUrlsOf`).
  */
-export type ServiceName = "anthropic" | "openai";
+export type ServiceName = "anthropic" | "openai" | "gemini";
 
 /** What a door (bb.fetch or the global dispatcher) hands the session. */
 export interface WireRequest {
@@ -175,10 +175,24 @@ export interface ProviderDefinition extends ProviderAdapter {
   readonly baseUrlEnv: string;
   /** The environment variable its SDK reads for the API key. */
   readonly apiKeyEnv: string;
+  /**
+   * Other variables its SDKs read the key from (their values never reach a cassette); `placeholder`: a replay
+   * sets one when it is missing, as for apiKeyEnv.
+   */
+  readonly otherKeyEnvs?: readonly { name: string; placeholder: boolean }[];
   /** The request headers that carry the key (their values never reach a cassette). */
   readonly keyHeaders: readonly string[];
+  /** A query parameter that may carry the key (Gemini's `?key=`; its value never reaches a cassette). */
+  readonly keyQuery?: string;
   /** What ends the model endpoint's path (the base URL is what comes before). */
   readonly modelPath: string;
+  /** The base URL's path of a model call's path, when modelPath is not a fixed ending (the model is in it). */
+  readonly basePathOf?: (path: string) => string;
+  /**
+   * The body text the adapter parses, when the URL carries part of the request (Gemini's model and streaming):
+   * the request's body with that part put in; default the body.
+   */
+  readonly requestText?: (request: WireRequest, url: URL) => string | undefined;
   /** The response header its SDK reads the request id from. */
   readonly requestIdHeader: string;
   /** The npm package of its official SDK. */

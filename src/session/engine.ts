@@ -253,10 +253,14 @@ export class SessionEngine implements SessionPort, EngineContext {
     }
     if (this.toolsRunning > 0) throw refusals.toolStillRunning("was made");
     this.chained = undefined;
+    // what the URL says of the request (Gemini's model), put in the text parsed
+    const text = provider.requestText
+      ? provider.requestText(request, request.parsedUrl ?? new URL(request.url))
+      : request.body;
     // replay parses (and compares) only what a tool loop's request adds to the previous one
     const parsed = this.strategy.replaying()
-      ? this.requests.parse(provider.name, request.body, this.ids, this.expandChain)
-      : provider.parseRequest(this.expandChain(provider.name, parseRequestBody(request.body)), this.ids);
+      ? this.requests.parse(provider.name, text, this.ids, this.expandChain)
+      : provider.parseRequest(this.expandChain(provider.name, parseRequestBody(text)), this.ids);
     if (parsed.thinking) this.thinkingSeen = true;
     this.modelInFlight = true;
     // The call ends for the session when its caller gives up on it (the SDK retries at once), not when the

@@ -79,7 +79,7 @@ export async function liveModelCall(
   } catch (err) {
     // the SDK gets it as it came, and fails on it as it does without Blackbox
     engine.firstError ??= new BlackboxUnsupportedError(
-      `the provider's response is not JSON (${label}: ${errorMessageOf(err)}, a reply of ${read.bytes} bytes), so this model call was not recorded; Blackbox records JSON responses of messages.create, chat.completions.create and responses.create. Record the run again.`,
+      `the provider's response is not JSON (${label}: ${errorMessageOf(err)}, a reply of ${read.bytes} bytes), so this model call was not recorded; Blackbox records JSON responses of messages.create, chat.completions.create, responses.create and Gemini generateContent. Record the run again.`,
     );
     return { status: upstream.status, statusText: upstream.statusText, headers, body: text };
   }

@@ -86,7 +86,7 @@ export function divergedWithoutFinish(err: BlackboxError, cassette: string): Err
 /** A provider call that is not a model call, in a mode that sends nothing upstream. */
 export function notRecordedCall(method: string, path: string, mode: string): BlackboxUnsupportedError {
   return new BlackboxUnsupportedError(
-    `${method} ${path} is not recorded (only messages.create, chat.completions.create and responses.create are), so ${mode === "replay" ? "replay" : "fork --script"} cannot answer it. Call it outside the recorded client, or only in record mode.`,
+    `${method} ${path} is not recorded (only messages.create, chat.completions.create, responses.create and Gemini generateContent are), so ${mode === "replay" ? "replay" : "fork --script"} cannot answer it. Call it outside the recorded client, or only in record mode.`,
   );
 }
 

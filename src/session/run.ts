@@ -210,7 +210,9 @@ export class RunSession implements SessionPort {
       return this.primary.engine.handle(request, forward, signal, name);
     const loading = this.writerLoading();
     if (loading) await loading;
-    const { conversation } = this.table.modelCall(name, request.body, this.make);
+    // the text the engine parses (a Gemini request's model, from its URL, in it; its contents last)
+    const text = providers[name].requestText?.(request, url) ?? request.body;
+    const { conversation } = this.table.modelCall(name, text, this.make);
     let ok = false;
     try {
       const response = await conversation.engine.handle(request, forward, signal, name);

@@ -336,6 +336,8 @@ function holdsReply(c: Conversation, tail: string): boolean {
   if (calls.length > 0) {
     return calls.every((call) => {
       const wire = c.engine.ids.wireOf(call.toolCallId);
+      // a call known by its place (Gemini's `gemini#i.k`, OpenAI's deprecated `fn#i`) carries no id: its name
+      if (wire?.includes("#")) return tail.includes(JSON.stringify(call.toolName));
       return wire === undefined || tail.includes(wire);
     });
   }

@@ -49,18 +49,20 @@ export const PROVIDER_RESPONSE_KEYS = new Set([
   "service_tier",
 ]);
 
-const KEY_NAMES = /ANTHROPIC_API_KEY|OPENAI_API_KEY|^x-api-key$|^authorization$|^api[-_]?key$/i;
-const KEY_NAME_IN_TEXT = /ANTHROPIC_API_KEY|OPENAI_API_KEY|x-api-key/i;
+const KEY_NAMES =
+  /ANTHROPIC_API_KEY|OPENAI_API_KEY|GEMINI_API_KEY|GOOGLE_API_KEY|GOOGLE_GENERATIVE_AI_API_KEY|^x-api-key$|^x-goog-api-key$|^authorization$|^api[-_]?key$/i;
+const KEY_NAME_IN_TEXT = /ANTHROPIC_API_KEY|OPENAI_API_KEY|GEMINI_API_KEY|x-api-key|x-goog-api-key/i;
 
 /** Provider-native ids: toolu_01..., msg_..., call_..., chatcmpl-..., resp_... (Blackbox's own ids are call-N). */
 const PROVIDER_ID = /(?<![A-Za-z0-9])(?:srvtoolu_|toolu_|msg_|call_|resp_|chatcmpl-)([A-Za-z0-9]+)(?![A-Za-z0-9_-])/g;
 
-/** Realistic credentials: Anthropic and OpenAI keys, bearer tokens. */
+/** Realistic credentials: Anthropic, OpenAI and Google keys, bearer tokens. */
 const CREDENTIALS = [
   /sk-ant-[A-Za-z0-9_-]{20,}/,
   /sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}/,
   /(?<![A-Za-z0-9])sk-[A-Za-z0-9]{32,}/,
   /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/i,
+  /AIza[0-9A-Za-z_-]{35}/, // a Google API key (Gemini)
 ];
 
 function redact(text: string): string {

@@ -108,7 +108,7 @@ export async function openaiAgent(client: OpenAI, tools: ToolFns, o: AgentOption
 }
 
 export interface Kit {
-  name: "anthropic" | "openai";
+  name: "anthropic" | "openai" | "gemini";
   /** `fetch` undefined: the SDK's own (the register hook's interception is what sees its calls). */
   client(fetch: typeof globalThis.fetch | undefined, baseURL: string, apiKey?: string): any;
   run(client: any, tools: ToolFns, o: AgentOptions): Promise<string>;
@@ -116,6 +116,8 @@ export interface Kit {
   streamReply(c: FakeContent): FakeReply;
   /** The provider's own name for a length stop. */
   lengthStop: string;
+  /** A refused call's error as `<status> <message>`, when the SDK does not write it so (geminiAgent.ts). */
+  errorText?(err: { status?: number; message: string }): string;
 }
 
 export const anthropicKit: Kit = {

@@ -5,6 +5,8 @@
  *
  * Anthropic SDK: `baseURL: fake.anthropicUrl` (it appends /v1/messages).
  * OpenAI SDK:    `baseURL: fake.openaiUrl` (…/v1, it appends /chat/completions or /responses).
+ * Gemini:        `httpOptions: { baseUrl: fake.geminiUrl }` (@google/genai appends /v1beta/models/...),
+ *                `baseURL: fake.geminiUrl + "/v1beta"` (@ai-sdk/google); bodies in geminiWire.ts.
  *
  * POST …/responses is answered as the Responses API answers it: a queued reply that is a
  * Response (`openaiResponse`, `openaiResponseSSE`) is stored under its `resp_…` id unless
@@ -23,6 +25,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import { geminiResultsIn } from "./geminiWire.js";
 
 export type FakeReply =
   | { json: object; status?: number; headers?: Record<string, string>; delayMs?: number }
@@ -40,6 +43,7 @@ export interface FakeProvider {
   url: string;
   anthropicUrl: string;
   openaiUrl: string;
+  geminiUrl: string;
   enqueue(...replies: FakeReply[]): void;
   requests: FakeRequest[];
   /** Response ids the fake holds (served to a request not saying store: false), which previous_response_id may name. */
@@ -116,6 +120,8 @@ export interface FakeProviderOptions {
 /** The tool results a chat request carries, oldest first, as the text sent (Anthropic tool_result blocks, OpenAI tool messages). */
 export function toolResultsIn(body: unknown): string[] {
   const messages = (body as { messages?: unknown } | undefined)?.messages;
+  const contents = (body as { contents?: unknown } | undefined)?.contents;
+  if (Array.isArray(contents)) return geminiResultsIn(contents);
   if (!Array.isArray(messages)) return [];
   const out: string[] = [];
   for (const m of messages as Array<Record<string, unknown>>) {
@@ -195,6 +201,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     url,
     anthropicUrl: url,
     openaiUrl: `${url}/v1`,
+    geminiUrl: url,
     enqueue: (...replies) => void queue.push(...replies),
     requests,
     storedResponses: stored,

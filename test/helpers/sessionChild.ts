@@ -24,7 +24,7 @@ interface ChildSpec {
 }
 
 const spec = JSON.parse(process.argv[2]!) as ChildSpec;
-const kit = kitByName(spec.kit);
+const kit = spec.kit === "gemini" ? (await import("./geminiAgent.js")).geminiKit : kitByName(spec.kit);
 let toolRuns = 0;
 const get_weather = async ({ city }: { city: string }) => {
   toolRuns++;

@@ -15,6 +15,7 @@ import { blackbox, loadTrace, SecretLeakError, saveTrace, verifyTrace } from "..
 import { TraceBuilder } from "../../src/trace/builder.js";
 import { kits, type Kit } from "../helpers/agents.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
+import { geminiKit } from "../helpers/geminiAgent.js";
 import { scanCassettes, TEST_KEYS } from "./secretScan.js";
 
 let fake: FakeProvider;
@@ -24,8 +25,10 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-const keyOf = (kit: Kit) => (kit.name === "anthropic" ? TEST_KEYS[0]! : TEST_KEYS[1]!);
-const url = (kit: Kit) => (kit.name === "anthropic" ? fake.anthropicUrl : fake.openaiUrl);
+const everyKit = [...kits, geminiKit];
+const keyOf = (kit: Kit) => TEST_KEYS[kit.name === "anthropic" ? 0 : kit.name === "gemini" ? 2 : 1]!;
+const url = (kit: Kit) =>
+  kit.name === "anthropic" ? fake.anthropicUrl : kit.name === "gemini" ? fake.geminiUrl : fake.openaiUrl;
 const REAL_LOOKING = "sk-proj-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2".repeat(2);
 
 async function record(
@@ -61,30 +64,18 @@ async function record(
   return { out, answer, error };
 }
 
-describe.each(kits)(
+describe.each(everyKit)(
   "%s: with the default redaction off, recording refuses the literal API key wherever it appears",
   (kit) => {
     const cases: Array<[string, Parameters<typeof record>[2], RegExp]> = [
-      [
-        "in the user's message",
-        { task: `my key is ${TEST_KEYS[kit.name === "anthropic" ? 0 : 1]}` },
-        /steps\[0\]\.payload\.messages\[\d\]\.content/,
-      ],
+      ["in the user's message", { task: `my key is ${keyOf(kit)}` }, /steps\[0\]\.payload\.messages\[\d\]\.content/],
       [
         "in a tool input",
-        { input: { city: "Lisbon", token: TEST_KEYS[kit.name === "anthropic" ? 0 : 1] } },
+        { input: { city: "Lisbon", token: keyOf(kit) } },
         /steps\[1\]\.payload\.calls\[0\]\.toolInput\.token, steps\[2\]\.payload\.toolInput\.token/,
       ],
-      [
-        "in a tool result",
-        { result: { echo: `key=${TEST_KEYS[kit.name === "anthropic" ? 0 : 1]}` } },
-        /steps\[3\]\.payload\.result\.echo/,
-      ],
-      [
-        "in the system prompt",
-        { system: `You may use ${TEST_KEYS[kit.name === "anthropic" ? 0 : 1]}` },
-        /steps\[0\]\.payload\.systemPrompt/,
-      ],
+      ["in a tool result", { result: { echo: `key=${keyOf(kit)}` } }, /steps\[3\]\.payload\.result\.echo/],
+      ["in the system prompt", { system: `You may use ${keyOf(kit)}` }, /steps\[0\]\.payload\.systemPrompt/],
     ];
     test.each(cases)("%s", async (_where, o, at) => {
       const r = await record(kit, `leak-${_where.replace(/\W+/g, "-")}`, o);
@@ -112,13 +103,17 @@ describe.each(kits)(
         expect(verifyTrace(t)).toEqual({ ok: true, problems: [] });
         const text = JSON.stringify(t);
         expect(text).not.toContain(keyOf(kit));
-        expect(text).toContain(kit.name === "anthropic" ? "<ANTHROPIC_KEY_1>" : "<OPENAI_KEY_1>");
+        const kind = { anthropic: "ANTHROPIC_KEY", openai: "OPENAI_KEY", gemini: "GOOGLE_KEY" }[kit.name];
+        expect(text).toContain(`<${kind}_1>`);
       },
     );
 
     test("a key only in the environment (not sent) is refused too", async () => {
-      const name = kit.name === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-      const envKey = `${kit.name === "anthropic" ? "sk-ant" : "sk-proj"}-env-only-0123456789`;
+      const name = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY", gemini: "GEMINI_API_KEY" }[kit.name];
+      const envKey =
+        kit.name === "gemini"
+          ? "AIzaSyEnvOnly00000000000000000000000000"
+          : `${kit.name === "anthropic" ? "sk-ant" : "sk-proj"}-env-only-0123456789`;
       const saved = process.env[name];
       process.env[name] = envKey;
       try {
@@ -183,20 +178,24 @@ test("verify flags sk-ant-, sk-proj- and bearer tokens in user data, saying wher
 });
 
 describe("the suite's recording scenarios, into one folder, leave no secret", () => {
-  test("both providers, plain and streamed, with tools: every cassette scanned, 0 findings", async () => {
-    for (const kit of kits) {
+  test("every provider, plain and streamed, with tools: every cassette scanned, 0 findings", async () => {
+    for (const kit of everyKit) {
       for (const stream of [false, true]) {
         const r = await record(kit, `scenario-${stream ? "stream" : "plain"}`, { stream });
         expect(r.error).toBeUndefined();
       }
     }
     const { files, findings } = scanCassettes([dir]);
-    // the four scenarios, the two ordinary-text runs and the eight runs whose key was redacted
-    expect(files).toBe(4 + 2 + 8);
+    // the six scenarios, the three ordinary-text runs and the twelve runs whose key was redacted
+    expect(files).toBe(6 + 3 + 12);
     expect(findings).toEqual([]);
-    // the keys did reach the provider (this SDK version sends both as a bearer token): the scan is not vacuous
-    const sent = fake.requests.map((r) => String(r.headers["x-api-key"] ?? r.headers.authorization));
-    for (const key of TEST_KEYS) expect(sent).toContain(`Bearer ${key}`);
+    // the keys did reach the provider (these SDK versions send Anthropic's and OpenAI's as a bearer token,
+    // Gemini's in x-goog-api-key): the scan is not vacuous
+    const sent = fake.requests.map((r) =>
+      String(r.headers["x-goog-api-key"] ?? r.headers["x-api-key"] ?? r.headers.authorization),
+    );
+    for (const key of TEST_KEYS.slice(0, 2)) expect(sent).toContain(`Bearer ${key}`);
+    expect(sent).toContain(TEST_KEYS[2]);
   });
 
   test("the scan finds a planted key, a provider id and an auth header", async () => {

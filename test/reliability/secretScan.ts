@@ -10,8 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verifyTrace } from "../../src/trace/verify.js";
 
-/** The keys the test agents send (test/helpers/agents.ts). */
-export const TEST_KEYS = ["sk-ant-test-key-000000000000", "sk-proj-test-key-000000000000"];
+/** The keys the test agents send (test/helpers/agents.ts, geminiAgent.ts). */
+export const TEST_KEYS = [
+  "sk-ant-test-key-000000000000",
+  "sk-proj-test-key-000000000000",
+  "AIzaSyTestKey0000000000000000000000000a",
+];
 
 export interface Finding {
   file: string;

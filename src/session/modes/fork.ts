@@ -141,7 +141,7 @@ export function forkMode(engine: EngineContext): SessionMode {
     }
     if (engine.thinkingSeen) {
       throw new BlackboxUnsupportedError(
-        "fork --live of a thinking-enabled run is refused: the cassette leaves thinking blocks out, and the API requires them on tool-use turns. Continue the fork with --script instead.",
+        "fork --live of a thinking-enabled run is refused: the cassette leaves thinking blocks (Anthropic) and thought signatures (Gemini) out, and the API requires them on tool-use turns. Continue the fork with --script instead.",
       );
     }
     return liveModelCall(engine, recorder, call, startedAt);

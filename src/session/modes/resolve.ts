@@ -12,7 +12,7 @@
  * anything is sent. Pure: the caller says whether the file exists and how to run again.
  */
 import { SessionError } from "../../errors.js";
-import { PROVIDER_NAMES, providers } from "../../providers/index.js";
+import { KEY_ENVS } from "../../providers/index.js";
 import type { SessionOptions } from "../types.js";
 
 export const RECORD_MODES = ["missing", "none", "all"] as const;
@@ -49,7 +49,7 @@ export function recordModeOf(env: Env, option?: RecordMode): { record: RecordMod
 
 /** The names of the API key variables, and whether one holds a key (not the replay placeholder). */
 export function keyInEnv(env: Env): { names: string[]; set: boolean } {
-  const names = [...new Set(PROVIDER_NAMES.map((p) => providers[p].apiKeyEnv))];
+  const names = [...KEY_ENVS];
   return { names, set: names.some((n) => !!env[n] && env[n] !== PLACEHOLDER_KEY) };
 }
 
