@@ -14,7 +14,7 @@ export const GEMINI_FIXTURE = join(import.meta.dirname, "..", "fixtures", "sdk-v
 installFixture(GEMINI_FIXTURE);
 const genai = (await import(
   pathToFileURL(join(GEMINI_FIXTURE, "node_modules", "@google", "genai", "dist", "node", "index.mjs")).href
-)) as typeof import("../fixtures/sdk-versions/gemini/node_modules/@google/genai/dist/node/node.js");
+)) as { GoogleGenAI: new (options: Record<string, unknown>) => unknown }; // typed here: the fixture installs at test time
 
 /** A realistic-looking Google API key (the secret scan and the redaction rules know its shape). */
 export const GEMINI_TEST_KEY = "AIzaSyTestKey0000000000000000000000000a";
