@@ -14,7 +14,9 @@ import type { SessionOptions } from "../session/types.js";
 
 type Env = Record<string, string | undefined>;
 
-const API_KEY_ENVS = PROVIDER_NAMES.map((p) => providers[p].apiKeyEnv);
+const API_KEY_ENVS = [
+  ...new Set(PROVIDER_NAMES.flatMap((p) => [providers[p].apiKeyEnv, ...(providers[p].moreKeyEnvs ?? [])])),
+];
 
 /**
  * Replay and a scripted fork send nothing upstream, but the SDKs refuse to build a request

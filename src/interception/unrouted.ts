@@ -49,7 +49,8 @@ export function strayModelCall(method: string, url: URL, headers: unknown): Stra
   // /v1/forms/<id>/responses is no Responses API call): only /v1/responses is
   if (generic && provider === "openai-responses" && !path.endsWith("/v1/responses")) return undefined;
   if (kind !== "model") return { provider, sdk, base: url.origin, azure, unsupported: kind.unsupported };
-  let base = path.slice(0, path.length - providers[provider].modelPath.length);
+  const def = providers[provider];
+  let base = def.basePath ? def.basePath(path) : path.slice(0, path.length - def.modelPath.length);
   // AzureOpenAI sends to <endpoint>/openai/deployments/<model>/...: its base URL is <endpoint>/openai, for
   // every deployment
   if (azure) base = base.replace(/\/deployments\/[^/]+$/, "");

@@ -3,6 +3,7 @@
  * Everything that depends on the provider reads it from here.
  */
 import { anthropicProvider } from "./anthropic/index.js";
+import { bedrockProvider } from "./bedrock/index.js";
 import { openaiResponsesProvider } from "./openai-responses/index.js";
 import { openaiProvider } from "./openai/index.js";
 import type { ProviderDefinition, ProviderName, ServiceName } from "./types.js";
@@ -11,6 +12,7 @@ export const providers: Readonly<Record<ProviderName, ProviderDefinition>> = {
   anthropic: anthropicProvider,
   openai: openaiProvider,
   "openai-responses": openaiResponsesProvider,
+  bedrock: bedrockProvider,
 };
 
 /** The providers' names, in the order routes and messages list them. */
@@ -39,6 +41,7 @@ export function apiFor(provider: ProviderName, method: string, url: URL): Provid
 export const STREAM_CONTENT_TYPE = "text/event-stream; charset=utf-8";
 
 export { anthropicProvider } from "./anthropic/index.js";
+export { bedrockProvider } from "./bedrock/index.js";
 export { openaiProvider } from "./openai/index.js";
 export { openaiResponsesProvider } from "./openai-responses/index.js";
 export { compareModelInput, type InputDifference } from "./shared/compare.js";

@@ -1,13 +1,13 @@
 import type { JsonValue, ModelInput, ModelOutput } from "../trace/types.js";
 import type { ToolCallIds } from "./shared/ids.js";
 
-export type ProviderName = "anthropic" | "openai" | "openai-responses";
+export type ProviderName = "anthropic" | "openai" | "openai-responses" | "bedrock";
 
 /**
  * The services whose base URLs Blackbox is told (a config's `providers`, SessionOptions.providers): a provider
  * that is another API of one of them (the Responses API of OpenAI's) shares its base URLs (`baseUrlsOf`).
  */
-export type ServiceName = "anthropic" | "openai";
+export type ServiceName = "anthropic" | "openai" | "bedrock";
 
 /** What a door (bb.fetch or the global dispatcher) hands the session. */
 export interface WireRequest {
@@ -58,6 +58,11 @@ export interface ProviderAdapter {
   /** Classify a request by method and URL path (the base URL may carry a prefix). */
   classify(method: string, url: URL): RequestKind;
   /**
+   * The body text parseRequest reads, when the request says more in its URL than in its body (Bedrock names the
+   * model, and a streamed call, in the path); only what is parsed changes, never what is sent.
+   */
+  requestBody?(url: URL, body: string | undefined): string | undefined;
+  /**
    * Wire request body (parsed JSON) -> neutral input. Throws BlackboxUnsupportedError
    * for every limitation, before anything is sent. Assigns call-N ids via `ids`.
    */
@@ -100,8 +105,10 @@ export interface StreamAssembler {
 
 export interface StreamAdapter {
   createAssembler(ids: ToolCallIds): StreamAssembler;
-  /** The complete `text/event-stream` body replaying `output` (ids via ids.wireIdFor, like buildResponse). */
-  synthesize(output: ModelOutput, request: ParsedModelRequest, ids: ToolCallIds, seq: number): string;
+  /** The complete stream body replaying `output` (ids via ids.wireIdFor, like buildResponse). */
+  synthesize(output: ModelOutput, request: ParsedModelRequest, ids: ToolCallIds, seq: number): string | Uint8Array;
+  /** The content-type a synthesized stream is served with, when not `text/event-stream` (Bedrock's event stream). */
+  readonly contentType?: string;
 }
 
 /**
@@ -169,14 +176,24 @@ export interface ProviderDefinition extends ProviderAdapter {
   readonly baseUrlsOf?: ServiceName;
   /** The origin its SDK sends to by default. */
   readonly defaultOrigin: string;
+  /** Host names its SDK sends to by default besides defaultOrigin's, on https (Bedrock's, one a region). */
+  readonly defaultHosts?: RegExp;
   /** The environment variable its SDK reads for a base URL. */
   readonly baseUrlEnv: string;
+  /** Further base URL variables its SDK reads, in the order it reads them after baseUrlEnv (AWS_ENDPOINT_URL). */
+  readonly moreBaseUrlEnvs?: readonly string[];
   /** The environment variable its SDK reads for the API key. */
   readonly apiKeyEnv: string;
+  /** Further credential variables its SDK needs to send at all: a replay sets them to placeholders too. */
+  readonly moreKeyEnvs?: readonly string[];
+  /** Variables holding secrets that are never written, and never replaced by placeholders (a session token). */
+  readonly secretEnvs?: readonly string[];
   /** The request headers that carry the key (their values never reach a cassette). */
   readonly keyHeaders: readonly string[];
   /** What ends the model endpoint's path (the base URL is what comes before). */
   readonly modelPath: string;
+  /** The base URL's path of a model call's path, when it is not the path less modelPath (Bedrock's has the model in it). */
+  basePath?(path: string): string;
   /** The response header its SDK reads the request id from. */
   readonly requestIdHeader: string;
   /** The npm package of its official SDK. */

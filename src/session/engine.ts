@@ -245,9 +245,12 @@ export class SessionEngine implements SessionPort, EngineContext {
     if (this.toolsRunning > 0) throw refusals.toolStillRunning("was made");
     this.chained = undefined;
     // replay parses (and compares) only what a tool loop's request adds to the previous one
+    const body = provider.requestBody
+      ? provider.requestBody(request.parsedUrl ?? new URL(request.url), request.body)
+      : request.body;
     const parsed = this.strategy.replaying()
-      ? this.requests.parse(provider.name, request.body, this.ids, this.expandChain)
-      : provider.parseRequest(this.expandChain(provider.name, parseRequestBody(request.body)), this.ids);
+      ? this.requests.parse(provider.name, body, this.ids, this.expandChain)
+      : provider.parseRequest(this.expandChain(provider.name, parseRequestBody(body)), this.ids);
     if (parsed.thinking) this.thinkingSeen = true;
     this.modelInFlight = true;
     // The call ends for the session when its caller gives up on it (the SDK retries at once), not when the

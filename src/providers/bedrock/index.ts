@@ -1,0 +1,83 @@
+/**
+ * Amazon Bedrock's Converse API (`ConverseCommand`, `ConverseStreamCommand` of
+ * @aws-sdk/client-bedrock-runtime; the AI SDK's @ai-sdk/amazon-bedrock) as Blackbox's
+ * provider definition. The model is named in the path (`POST /model/{modelId}/converse`,
+ * `/converse-stream`), which `requestBody` puts into the body that is parsed; the stream
+ * is AWS event-stream frames, not SSE (eventstream.ts). The request is signed with SigV4:
+ * the Authorization header and X-Amz-Security-Token are key headers, whose values (and the
+ * access key id and signature in them) never reach a cassette. Pure. See docs/bedrock.md.
+ */
+import { cleanPath } from "../shared/wire.js";
+import type { ProviderDefinition, RequestKind } from "../types.js";
+import { converseMoreMessages, converseRequestState, parseConverseRequest } from "./request.js";
+import { buildConverseResponse, converseErrorBody, parseConverseResponse } from "./response.js";
+import { converseStreamAdapter } from "./stream.js";
+
+export { EventStreamDecoder, crc32, encodeEvent, encodeMessage } from "./eventstream.js";
+export { parseConverseRequest } from "./request.js";
+export { buildConverseResponse, parseConverseResponse } from "./response.js";
+export { ConverseEventFolder, converseStreamAdapter } from "./stream.js";
+
+const MODEL_CALL = /\/model\/([^/]+)\/(converse|converse-stream)$/;
+const INVOKE = /\/model\/[^/]+\/(invoke|invoke-with-response-stream)$/;
+
+const INVOKE_REFUSAL =
+  "Bedrock's InvokeModel (InvokeModelCommand, InvokeModelWithResponseStreamCommand) sends the model's own request body, whose form differs for every model family, " +
+  "so Blackbox cannot record it in the neutral form a replay and a fork need; not supported. Call the model with ConverseCommand / ConverseStreamCommand, which speak one format for every model.";
+
+function classify(method: string, url: URL): RequestKind {
+  const path = cleanPath(url);
+  if (method.toUpperCase() !== "POST") return "other";
+  if (MODEL_CALL.test(path)) return "model";
+  if (INVOKE.test(path)) return { unsupported: INVOKE_REFUSAL };
+  if (path.endsWith("/guardrail") || /\/guardrail\/[^/]+\/version\/[^/]+\/apply$/.test(path)) {
+    return {
+      unsupported:
+        "Bedrock's ApplyGuardrail evaluates content with a guardrail on AWS's side, whose assessment a replay could not give back; not supported yet. Leave the guardrail out of the recorded run.",
+    };
+  }
+  return "other";
+}
+
+/** The body that is parsed: the path's model id (and, for ConverseStream, `stream: true`) first, then the body's members. */
+function requestBody(url: URL, body: string | undefined): string | undefined {
+  const m = MODEL_CALL.exec(cleanPath(url));
+  if (!m || body === undefined) return body;
+  let model: string;
+  try {
+    model = decodeURIComponent(m[1]!);
+  } catch {
+    model = m[1]!;
+  }
+  const head = `{"modelId":${JSON.stringify(model)}${m[2] === "converse-stream" ? ',"stream":true' : ""}`;
+  const text = body.trimStart();
+  if (!text.startsWith("{")) return body; // the parse refuses it
+  const rest = text.slice(1).trimStart();
+  return rest.startsWith("}") ? head + rest : `${head},${rest}`;
+}
+
+export const bedrockProvider: ProviderDefinition = {
+  name: "bedrock",
+  classify,
+  requestBody,
+  parseRequest: parseConverseRequest,
+  parseResponse: parseConverseResponse,
+  buildResponse: buildConverseResponse,
+  errorBody: converseErrorBody,
+  stream: converseStreamAdapter,
+  incremental: { full: converseRequestState, more: converseMoreMessages },
+  defaultOrigin: "https://bedrock-runtime.us-east-1.amazonaws.com",
+  defaultHosts: /^bedrock-runtime(?:-fips)?\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?$/,
+  baseUrlEnv: "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+  moreBaseUrlEnvs: ["AWS_ENDPOINT_URL"],
+  apiKeyEnv: "AWS_ACCESS_KEY_ID",
+  moreKeyEnvs: ["AWS_SECRET_ACCESS_KEY"],
+  secretEnvs: ["AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"],
+  keyHeaders: ["authorization", "x-amz-security-token"],
+  modelPath: "/converse",
+  basePath: (path) => path.replace(MODEL_CALL, ""),
+  requestIdHeader: "x-amzn-requestid",
+  sdkPackage: "@aws-sdk/client-bedrock-runtime",
+  sdkAgent: /\bapi\/(bedrock-runtime)#(\S+)/,
+  sdkClient: "bedrock-runtime",
+};
