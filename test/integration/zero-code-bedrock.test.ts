@@ -178,3 +178,106 @@ describe("@aws-sdk/client-bedrock-runtime, zero code", () => {
     expect(r.toolRan).toBe(false);
   });
 });
+
+describe("fork --live", () => {
+  it("a Bedrock run forked at its tool result: the prefix replayed, the next call signed and sent with the new result", async () => {
+    const { cassette, trace } = await recordLoop("fork-parent", false);
+    const at = trace.steps.findIndex((s) => s.type === "tool_result");
+    fx.fake.enqueue({ json: bedrockConverse({ text: "Snow in Lisbon." }) });
+    const seen = fx.fake.requests.length;
+    const out = join(fx.dir, "fork-child.json");
+    const log = join(fx.dir, "fork.log");
+    const set = JSON.stringify({ city: "Lisbon", forecast: "snow" });
+    const r = await runProcess(
+      process.execPath,
+      [
+        BIN,
+        "fork",
+        cassette,
+        "--at",
+        String(at),
+        "--set",
+        set,
+        "--live",
+        "-o",
+        out,
+        "--",
+        process.execPath,
+        "agent.mjs",
+      ],
+      { cwd: APP, env: { ...recordEnv(fx.fake), TOOL_LOG: log } },
+    );
+    expect(r.stderr).toMatch(/^blackbox: forked .* into .*fork-child\.json: .* ended: success\n$/);
+    expect(r.stdout).toBe("steps: 2, text: Snow in Lisbon.\n");
+    expect(r.code).toBe(0);
+    expect(existsSync(log)).toBe(false); // the prefix's tool call was answered from the cassette
+    const sent = fx.fake.requests.slice(seen);
+    expect(sent).toHaveLength(1);
+    expect(String(sent[0]!.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIA/);
+    const body = sent[0]!.body as { messages: Array<{ content: Array<Record<string, any>> }> };
+    expect(body.messages[2]!.content[0]!.toolResult.content).toEqual([{ json: { city: "Lisbon", forecast: "snow" } }]);
+    const child = readCassette(out);
+    expect(child.steps.at(-2)!.payload).toEqual({ type: "final_answer", text: "Snow in Lisbon." });
+    expectNoSecrets(out);
+  });
+});
+
+describe("what is refused, by name, before anything is sent", () => {
+  it("guardrailConfig", async () => {
+    const seen = fx.fake.requests.length;
+    const out = join(fx.dir, "guardrail.json");
+    const r = await hookedNode(APP, ["agent.mjs"], {
+      ...recordEnv(fx.fake, { GUARDRAIL: "gr-1" }),
+      TOOL_LOG: join(fx.dir, "guardrail.log"),
+      BLACKBOX_MODE: "record",
+      BLACKBOX_OUT: out,
+    });
+    expect(r.stdout).toMatch(
+      /^failed: \[blackbox\] Bedrock Converse request: "guardrailConfig" asks Bedrock to run a guardrail on the call, whose assessments and interventions a replay could not give back; not supported yet\./,
+    );
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+    expect(fx.fake.requests.length).toBe(seen);
+  });
+
+  it("InvokeModel with a raw model body", async () => {
+    const seen = fx.fake.requests.length;
+    const out = join(fx.dir, "invoke.json");
+    const r = await hookedNode(APP, ["agent.mjs", "invoke"], {
+      ...recordEnv(fx.fake),
+      BLACKBOX_MODE: "record",
+      BLACKBOX_OUT: out,
+    });
+    expect(r.stdout).toMatch(
+      /^failed: \[blackbox\] Bedrock's InvokeModel \(InvokeModelCommand, InvokeModelWithResponseStreamCommand\) sends the model's own request body/,
+    );
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+    expect(fx.fake.requests.length).toBe(seen);
+  });
+
+  it.each(["record", "replay"] as const)(
+    "%s: a call over node:http2 to the Bedrock endpoint is stopped and named",
+    async (mode) => {
+      const seen = fx.fake.requests.length;
+      const r = await hookedNode(
+        APP,
+        ["stray-http2.mjs"],
+        {
+          ...(mode === "record" ? recordEnv(fx.fake) : replayEnv(fx.fake)),
+          BLACKBOX_MODE: mode,
+          ...(mode === "record"
+            ? { BLACKBOX_OUT: join(fx.dir, "stray.json") }
+            : { BLACKBOX_CASSETTE: join(fx.dir, "loop-Converse.json") }),
+        },
+        mode === "replay",
+      );
+      const what = mode === "record" ? "Blackbox cannot record" : "a replay cannot answer";
+      expect(r.stdout).toBe(
+        `failed: a request to the provider (an HTTP/2 connection to 127.0.0.1) went around Blackbox: it was sent with node:http2 (an AWS SDK request handler Blackbox did not switch to fetch), which ${what}, so it was stopped before it left the process. Run the command from the folder that installs @aws-sdk/client-bedrock-runtime (so Blackbox finds its @smithy/node-http-handler), and give the client no requestHandler of your own.\n`,
+      );
+      expect(r.code).not.toBe(0);
+      expect(fx.fake.requests.length).toBe(seen);
+    },
+  );
+});
