@@ -20,12 +20,14 @@ import { createSession } from "../../src/blackbox.js";
 import { installInterception } from "../../src/interception/index.js";
 import { publicSession } from "../../src/publicSession.js";
 import type { Session, SessionOptions } from "../../src/session/types.js";
-import { kits, type Kit } from "../helpers/agents.js";
+import { kits as officialKits, type Kit } from "../helpers/agents.js";
+import { BEDROCK_ACCESS_KEY, BEDROCK_APP, bedrockKit } from "../helpers/bedrockAgent.js";
 import { runTs } from "../helpers/child.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
 
 const TASK = "Plan a weekend: Lisbon or Porto?";
-const PROVIDER_IDS = /toolu_|msg_01|"call_|chatcmpl-|resp_/;
+const PROVIDER_IDS = /toolu_|msg_01|"call_|chatcmpl-|resp_|tooluse_/;
+const kits = [...officialKits, bedrockKit];
 
 /**
  * The two doors a model call comes in by, both in this process: `bb.fetch` given to the SDK, and
@@ -51,9 +53,10 @@ const doors: Door[] = [
       // as ANTHROPIC_BASE_URL and OPENAI_BASE_URL would name the fake provider to the hook
       const engine = createSession({
         ...options,
-        providers: { anthropic: [fake.anthropicUrl], openai: [fake.openaiUrl] },
+        providers: { anthropic: [fake.anthropicUrl], openai: [fake.openaiUrl], bedrock: [fake.url] },
       });
-      engine.adopt(await installInterception(engine, [process.cwd()]));
+      // the AWS SDK's request handler is switched in the copy its app installs
+      engine.adopt(await installInterception(engine, [process.cwd(), BEDROCK_APP]));
       return remember(publicSession(engine));
     },
     fetch: () => undefined,
@@ -79,7 +82,8 @@ afterAll(() => fake.close());
 describe.each(doors.flatMap((door) => kits.map((kit) => ({ door, kit, name: `${kit.name} through ${door.name}` }))))(
   "$name",
   ({ door, kit }: { door: Door; kit: Kit }) => {
-    const base = () => (kit.name === "anthropic" ? fake.anthropicUrl : fake.openaiUrl);
+    const base = () =>
+      kit.name === "anthropic" ? fake.anthropicUrl : kit.name === "bedrock" ? fake.url : fake.openaiUrl;
     let toolRuns = 0;
     const weather = async ({ city }: { city: string }) => {
       toolRuns++;
@@ -209,7 +213,8 @@ describe.each(doors.flatMap((door) => kits.map((kit) => ({ door, kit, name: `${k
     });
 
     // the child starts a session of its own, through bb.fetch: once per provider
-    if (door === doors[0])
+    // (Bedrock's offline replay in a child: test/integration/zero-code-bedrock.test.ts)
+    if (door === doors[0] && kit.name !== "bedrock")
       test("replays in a child process with no network at all (unshare -n)", async () => {
         const spec = { kit: kit.name, session: { mode: "replay", cassette: path("base") }, task: TASK };
         const r = await runTs("test/helpers/sessionChild.ts", [JSON.stringify(spec)], { offline: true });
@@ -276,8 +281,10 @@ describe.each(doors.flatMap((door) => kits.map((kit) => ({ door, kit, name: `${k
       const err = await kit
         .run(kit.client(counting, base()), bb.tools({ get_weather: weather }), { task: "different" })
         .catch((e) => e);
-      expect(err.status).toBe(400);
-      expect(err.message).toMatch(/^400 \[blackbox\] Replay diverged/);
+      expect(err.status ?? err.$metadata?.httpStatusCode).toBe(400); // the AWS SDK's status is in $metadata
+      expect(err.message).toMatch(
+        kit.name === "bedrock" ? /^\[blackbox\] Replay diverged/ : /^400 \[blackbox\] Replay diverged/,
+      );
       expect(isBlackboxError(err)).toBe(true);
       expect(fetches).toBe(1);
       await expect(bb.finish()).rejects.toBeInstanceOf(ReplayDivergenceError);
@@ -358,25 +365,39 @@ describe.each(doors.flatMap((door) => kits.map((kit) => ({ door, kit, name: `${k
       const before = fake.requests.length;
       const c = kit.client(door.fetch(bb), base());
       const image =
-        kit.name === "anthropic"
-          ? c.messages.create({
-              model: "m",
-              max_tokens: 10,
-              messages: [
-                {
-                  role: "user",
-                  content: [
-                    { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
-                  ],
-                },
-              ],
-            })
-          : c.chat.completions.create({
-              model: "m",
-              messages: [
-                { role: "user", content: [{ type: "image_url", image_url: { url: "https://x.invalid/a.png" } }] },
-              ],
-            });
+        kit.name === "bedrock"
+          ? c.send(
+              new (
+                await import(join(BEDROCK_APP, "node_modules/@aws-sdk/client-bedrock-runtime/dist-cjs/index.js"))
+              ).ConverseCommand({
+                modelId: "m",
+                messages: [
+                  {
+                    role: "user",
+                    content: [{ image: { format: "png", source: { bytes: new Uint8Array([137, 80]) } } }],
+                  },
+                ],
+              }),
+            )
+          : kit.name === "anthropic"
+            ? c.messages.create({
+                model: "m",
+                max_tokens: 10,
+                messages: [
+                  {
+                    role: "user",
+                    content: [
+                      { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+                    ],
+                  },
+                ],
+              })
+            : c.chat.completions.create({
+                model: "m",
+                messages: [
+                  { role: "user", content: [{ type: "image_url", image_url: { url: "https://x.invalid/a.png" } }] },
+                ],
+              });
       const err = await image.catch((e: unknown) => e);
       expect(isBlackboxError(err)).toBe(true);
       expect(String((err as Error).message)).toMatch(/\[blackbox\].*image/i);
@@ -386,7 +407,12 @@ describe.each(doors.flatMap((door) => kits.map((kit) => ({ door, kit, name: `${k
     });
 
     test("a key the session used in a tool result is redacted by the default rules; with them off, the write is refused saying where", async () => {
-      const key = kit.name === "anthropic" ? "sk-ant-test-key-000000000000" : "sk-proj-test-key-000000000000";
+      const key =
+        kit.name === "bedrock"
+          ? BEDROCK_ACCESS_KEY // the access key id the request's SigV4 Authorization header carries
+          : kit.name === "anthropic"
+            ? "sk-ant-test-key-000000000000"
+            : "sk-proj-test-key-000000000000";
       const leaky = async () => ({ debug: `using ${key}` });
       const run = async (out: string, redact?: { defaults: boolean }) => {
         fake.enqueue(
@@ -398,7 +424,7 @@ describe.each(doors.flatMap((door) => kits.map((kit) => ({ door, kit, name: `${k
         return bb.finish().catch((x) => x);
       };
       expect(await run("leak-redacted")).toBeUndefined();
-      const kind = kit.name === "anthropic" ? "ANTHROPIC_KEY" : "OPENAI_KEY";
+      const kind = kit.name === "bedrock" ? "AWS_KEY" : kit.name === "anthropic" ? "ANTHROPIC_KEY" : "OPENAI_KEY";
       expect(readFileSync(path("leak-redacted"), "utf8")).not.toContain(key);
       expect((await loadTrace(path("leak-redacted"))).steps[3]!.payload).toMatchObject({
         result: { debug: `using <${kind}_1>` },
@@ -466,6 +492,7 @@ describe.each(doors.flatMap((door) => kits.map((kit) => ({ door, kit, name: `${k
 );
 
 function kitFields(kit: Kit): Record<string, unknown> {
+  if (kit.name === "bedrock") return { requestMetadata: { user: "u-1" } };
   return kit.name === "anthropic"
     ? { metadata: { user_id: "u-1" }, service_tier: "auto" }
     : { user: "u-1", store: true, metadata: { a: "b" }, service_tier: "default" };

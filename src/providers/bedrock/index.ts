@@ -80,4 +80,6 @@ export const bedrockProvider: ProviderDefinition = {
   sdkPackage: "@aws-sdk/client-bedrock-runtime",
   sdkAgent: /\bapi\/(bedrock-runtime)#(\S+)/,
   sdkClient: "bedrock-runtime",
+  // every SigV4-signed request carries it (the AWS SDK's, and aws4fetch's under @ai-sdk/amazon-bedrock)
+  sdkHeader: "x-amz-date",
 };

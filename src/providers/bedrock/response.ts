@@ -7,6 +7,7 @@
  * window exceeded, ...) is refused: a replay could not give it back. A replayed reply has
  * zero usage and latency, and Blackbox's own ids (`bbx_call-N`).
  */
+import { BLACKBOX_ERROR_TYPE } from "../../errors.js";
 import { replyParts } from "../../trace/payloads.js";
 import type { JsonValue, ModelOutput, ToolCall } from "../../trace/types.js";
 import type { ToolCallIds } from "../shared/ids.js";
@@ -107,7 +108,10 @@ export function buildConverseResponse(
   };
 }
 
-/** A ValidationException as the AWS SDK reads it (`__type` names the error; `message` its text). */
+/**
+ * A ValidationException as the AWS SDK reads it (`__type` names the error, `message` its text); the SDK puts the
+ * body's other members on the exception, so isBlackboxError reads `.error.type`.
+ */
 export function converseErrorBody(message: string): JsonValue {
-  return { __type: "ValidationException", message };
+  return { __type: "ValidationException", message, error: { type: BLACKBOX_ERROR_TYPE, message } };
 }
