@@ -10,10 +10,11 @@
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { bedrockConverse, bedrockConverseStream, type FakeProvider } from "../helpers/fakeProvider.js";
 import { BIN, hookedNode, readCassette, SDK_APPS, toolNames, useZeroCodeFixture } from "./zeroCodeHelpers.js";
-import { runProcess } from "../helpers/child.js";
+import { ROOT, runProcess } from "../helpers/child.js";
 
 const APP = join(SDK_APPS, "bedrock");
 const fx = useZeroCodeFixture("bedrock");
@@ -278,6 +279,67 @@ describe("what is refused, by name, before anything is sent", () => {
       );
       expect(r.code).not.toBe(0);
       expect(fx.fake.requests.length).toBe(seen);
+    },
+  );
+});
+
+describe("the AI SDK's @ai-sdk/amazon-bedrock (fetch, signed with aws4fetch)", () => {
+  /** The package under test, as the in-code agent imports it. */
+  const PACKAGE = pathToFileURL(join(ROOT, "dist", "index.js")).href;
+  it.each([
+    ["the hook", false],
+    ["the hook", true],
+    ["bb.fetch in code", false],
+    ["bb.fetch in code", true],
+  ] as const)(
+    "through %s (streamed: %s): recorded, replayed offline (under the hook with no credentials), the tool not run",
+    async (door, streamed) => {
+      const inCode = door !== "the hook";
+      const name = `ai-${inCode ? "code" : "hook"}-${streamed ? "stream" : "plain"}`;
+      fx.fake.enqueue(
+        reply(streamed, { toolCalls: [{ name: "get_weather", input: { city: "Lisbon" } }] }),
+        reply(streamed, { text: "Sunny in Lisbon." }),
+      );
+      const cassette = join(fx.dir, `${name}.json`);
+      const log = join(fx.dir, `${name}.log`);
+      const args = ["agent-ai.mjs", ...(streamed ? ["stream"] : [])];
+      const pkg = inCode ? { BLACKBOX_PKG: PACKAGE } : {};
+      const run = (env: Record<string, string | undefined>, offline: boolean) =>
+        inCode
+          ? runProcess(process.execPath, args, { cwd: APP, env: { ...env, ...pkg }, offline })
+          : hookedNode(APP, args, env, offline);
+      const seen = fx.fake.requests.length;
+      const recorded = await run(
+        { ...recordEnv(fx.fake), TOOL_LOG: log, BLACKBOX_MODE: "record", BLACKBOX_OUT: cassette },
+        false,
+      );
+      expect(recorded.stderr).toBe("");
+      expect(recorded.stdout).toBe(STDOUT);
+      expect(recorded.code).toBe(0);
+      const sent = fx.fake.requests.slice(seen);
+      expect(sent.map((q) => q.path.replace(/.*\//, ""))).toEqual(
+        Array(2).fill(streamed ? "converse-stream" : "converse"),
+      );
+      expect(String(sent[0]!.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIA/);
+      const trace = readCassette(cassette);
+      expect(toolNames(trace)).toEqual(["get_weather"]);
+      expect(trace.steps[0]!.payload).toMatchObject({
+        systemPrompt: "You are a travel agent.",
+        model: "anthropic.claude-3-5-haiku-20241022-v1:0",
+      });
+      expectNoSecrets(cassette);
+      rmSync(log);
+      // under the hook the replay needs no credentials (placeholders are set); in code, without the hook, the
+      // provider refuses to build a request without some: any will do, nothing is sent
+      const placeholders = inCode ? { AWS_ACCESS_KEY_ID: "placeholder", AWS_SECRET_ACCESS_KEY: "placeholder" } : {};
+      const replayed = await run(
+        { ...replayEnv(fx.fake), ...placeholders, TOOL_LOG: log, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: cassette },
+        true,
+      );
+      expect(replayed.stdout).toBe(STDOUT);
+      expect(replayed.code).toBe(0);
+      expect(existsSync(log)).toBe(false);
+      expect(fx.fake.requests.length).toBe(seen + 2);
     },
   );
 });

@@ -67,7 +67,9 @@ export const bedrockProvider: ProviderDefinition = {
   stream: converseStreamAdapter,
   incremental: { full: converseRequestState, more: converseMoreMessages },
   defaultOrigin: "https://bedrock-runtime.us-east-1.amazonaws.com",
-  defaultHosts: /^bedrock-runtime(?:-fips)?\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?$/,
+  // bedrock-runtime.{region}.{the partition's DNS suffix}, as the SDKs build it
+  defaultHosts:
+    /^bedrock-runtime(?:-fips)?\.[a-z0-9-]+\.(?:amazonaws\.com(?:\.cn)?|amazonaws\.eu|c2s\.ic\.gov|sc2s\.sgov\.gov|cloud\.adc-e\.uk|csp\.hci\.ic\.gov)$/,
   baseUrlEnv: "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
   moreBaseUrlEnvs: ["AWS_ENDPOINT_URL"],
   apiKeyEnv: "AWS_ACCESS_KEY_ID",

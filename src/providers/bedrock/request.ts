@@ -16,7 +16,7 @@
  *
  * Refused before anything is sent (a replay could not give them back): guardrailConfig and
  * guardContent blocks, promptVariables (a prompt managed on AWS's side),
- * additionalModelResponseFieldPaths, images, documents, videos, reasoning content, citations,
+ * additionalModelResponseFieldPaths other than the AI SDK's `/delta/stop_sequence`, images, documents, videos, reasoning content, citations,
  * system tools, and tool results with images or documents.
  */
 import type { JsonValue, Message, MessagePart, ModelParams, ToolDefinition } from "../../trace/types.js";
@@ -34,6 +34,9 @@ import {
 import type { ParsedModelRequest, RequestState } from "../types.js";
 
 export const WHAT = "Bedrock Converse request";
+
+/** The one additional reply field a request may ask for: what the AI SDK asks of Claude models. */
+export const STOP_SEQUENCE_PATH = "/delta/stop_sequence";
 
 export function parseConverseRequest(raw: unknown, ids: ToolCallIds): ParsedModelRequest {
   return converseRequestState(raw, ids).parsed;
@@ -78,9 +81,11 @@ function refuseRequestFields(body: Obj): void {
       `${WHAT}: a prompt managed in Bedrock Prompt Management (a prompt ARN as modelId, "promptVariables") is filled in on AWS's side, so Blackbox cannot see what the call sends; not supported. Send the messages and system prompt in the request instead.`,
     );
   }
-  if (Array.isArray(body.additionalModelResponseFieldPaths) && body.additionalModelResponseFieldPaths.length > 0) {
+  const paths = body.additionalModelResponseFieldPaths;
+  // the AI SDK asks Claude models for the stop sequence that ended a reply (a stop Blackbox refuses anyway)
+  if (Array.isArray(paths) && paths.some((p) => p !== STOP_SEQUENCE_PATH)) {
     refuse(
-      `${WHAT}: "additionalModelResponseFieldPaths" asks for model-specific reply fields, which a replay could not give back; not supported yet. Remove it.`,
+      `${WHAT}: "additionalModelResponseFieldPaths" asks for model-specific reply fields (${JSON.stringify(paths)}), which a replay could not give back; not supported yet (only ${JSON.stringify(STOP_SEQUENCE_PATH)} is). Remove it.`,
     );
   }
 }
@@ -221,6 +226,8 @@ function parseParams(body: Obj): ModelParams {
     else p.toolChoice = tc as JsonValue;
   }
   copyParam(p, body, "additionalModelRequestFields", "additionalModelRequestFields");
+  if (Array.isArray(body.additionalModelResponseFieldPaths) && body.additionalModelResponseFieldPaths.length > 0)
+    p.additionalModelResponseFieldPaths = body.additionalModelResponseFieldPaths as JsonValue;
   copyParam(p, body, "performanceConfig", "performanceConfig");
   copyParam(p, body, "serviceTier", "serviceTier");
   return p;

@@ -41,8 +41,7 @@ export function parseConverseResponse(raw: unknown, ids: ToolCallIds): ModelOutp
       );
     }
   });
-  if (body.additionalModelResponseFields !== undefined && body.additionalModelResponseFields !== null)
-    refuse(`${WHAT} has additionalModelResponseFields, which a replay could not give back; not supported yet.`);
+  extraFields(body.additionalModelResponseFields);
   const stop = stopOf(body.stopReason);
   if (calls.length > 0) {
     const out: ModelOutput = { type: "tool_calls", calls };
@@ -51,6 +50,26 @@ export function parseConverseResponse(raw: unknown, ids: ToolCallIds): ModelOutp
     return out;
   }
   return stop ? { type: "final_answer", text, stop } : { type: "final_answer", text };
+}
+
+/**
+ * Additional reply fields: only `{ delta: { stop_sequence: null } }` (what Claude answers the AI SDK's
+ * `/delta/stop_sequence` with when no stop sequence ended the reply), which a replay gives back as absent.
+ */
+export function extraFields(fields: unknown): void {
+  if (fields === undefined || fields === null) return;
+  const delta = isObj(fields) ? fields.delta : undefined;
+  const plain =
+    isObj(fields) &&
+    Object.keys(fields).every((k) => k === "delta") &&
+    (delta === undefined ||
+      (isObj(delta) &&
+        Object.keys(delta).every((k) => k === "stop_sequence") &&
+        (delta.stop_sequence ?? null) === null));
+  if (!plain)
+    refuse(
+      `${WHAT} has additionalModelResponseFields ${JSON.stringify(fields).slice(0, 120)}, which a replay could not give back; not supported yet.`,
+    );
 }
 
 export function stopOf(reason: unknown): "length" | undefined {

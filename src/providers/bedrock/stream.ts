@@ -21,6 +21,7 @@ export class ConverseEventFolder {
   private stopReason: unknown;
   private stopped = false;
   private metadata = false;
+  private extra: unknown;
   problem: string | undefined;
 
   message(m: EventMessage): void {
@@ -78,7 +79,8 @@ export class ConverseEventFolder {
       case "messageStop":
         this.stopped = true;
         this.stopReason = data.stopReason;
-        if (data.additionalModelResponseFields !== undefined) this.problem = "additionalModelResponseFields";
+        if (data.additionalModelResponseFields !== undefined && data.additionalModelResponseFields !== null)
+          this.extra = data.additionalModelResponseFields;
         return;
       case "metadata":
         this.metadata = true;
@@ -101,6 +103,7 @@ export class ConverseEventFolder {
     return {
       output: { message: { role: "assistant", content: this.blocks.filter((b) => b !== undefined) } },
       stopReason: this.stopReason,
+      ...(this.extra === undefined ? {} : { additionalModelResponseFields: this.extra }),
     };
   }
 }
