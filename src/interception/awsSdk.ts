@@ -7,8 +7,9 @@
  * the app's copy of @smithy/node-http-handler (the one each installed AWS client would
  * `require`, found from the same folders) is loaded before the app, and both handler
  * classes' `handle` are replaced: a request to a provider (session.route) is sent with the
- * global fetch instead, so it comes in by the dispatcher door as any SDK's call (recorded,
- * replayed, refused); any other request (S3, STS, the credential chain) goes the handler's
+ * global fetch instead, into the dispatcher door, as any SDK's call (recorded, refused); a
+ * replay hands it to the session at once, as the hook's fetch guard does (no HTTP/2, no
+ * undici fetch); any other request (S3, STS, the credential chain) goes the handler's
  * own way as before. The package ships CommonJS only (no `exports`, so an ESM import loads
  * the same file): one patched module serves both. Nothing of the SDK is imported here.
  *
@@ -21,17 +22,17 @@ import http2 from "node:http2";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { BlackboxUnsupportedError } from "../errors.js";
+import type { ProviderName } from "../providers/types.js";
+import type { SessionPort } from "../session/types.js";
+import { fetchThroughSession } from "./fetch/door.js";
 import { appSdk } from "./sdkShims.js";
 
 /** The AWS clients whose handler package is switched. */
 const CLIENTS = ["@aws-sdk/client-bedrock-runtime"];
 
-export interface AwsSession {
-  mode: string;
-  route(url: string): string | undefined;
+export type AwsSession = Pick<SessionPort, "mode" | "route" | "handle" | "fail"> & {
   routes: { onProviderHostname(hostname: string): boolean };
-  fail(err: BlackboxUnsupportedError): void;
-}
+};
 
 interface SmithyRequest {
   method: string;
@@ -50,6 +51,7 @@ interface HandlerClass {
 }
 
 const PATCHED = Symbol.for("blackbox.awsHandle");
+const utf8 = new TextDecoder();
 
 /** As @smithy/util-uri-escape writes a query: encodeURIComponent, and !'()* too. */
 const escape = (s: string): string =>
@@ -68,7 +70,9 @@ function urlOf(r: SmithyRequest): string {
 
 async function bodyOf(body: unknown): Promise<string | Uint8Array | undefined> {
   if (body === undefined || body === null) return undefined;
-  if (typeof body === "string" || body instanceof Uint8Array) return body;
+  if (typeof body === "string") return body;
+  // the SDK's JSON body is a Uint8Array whose string methods warn when called (Buffer.from calls valueOf): decoded
+  if (body instanceof Uint8Array) return utf8.decode(body);
   if (typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") {
     const chunks: Buffer[] = [];
     for await (const c of body as AsyncIterable<string | Uint8Array>) chunks.push(Buffer.from(c));
@@ -77,8 +81,12 @@ async function bodyOf(body: unknown): Promise<string | Uint8Array | undefined> {
   return String(body);
 }
 
-/** `request` sent with the global fetch (the dispatcher door), answered as the smithy handler answers. */
-async function sendWithFetch(request: SmithyRequest, abortSignal: unknown): Promise<{ response: unknown }> {
+/** `request` sent as a fetch into the session, answered as the smithy handler answers. */
+async function sendWithFetch(
+  session: AwsSession,
+  request: SmithyRequest,
+  abortSignal: unknown,
+): Promise<{ response: unknown }> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(request.headers)) {
     const name = k.toLowerCase();
@@ -91,12 +99,14 @@ async function sendWithFetch(request: SmithyRequest, abortSignal: unknown): Prom
       : abortSignal && typeof (abortSignal as { aborted?: unknown }).aborted === "boolean"
         ? fromSmithySignal(abortSignal as { aborted: boolean; onabort?: unknown })
         : undefined;
-  const res = await fetch(urlOf(request), {
-    method: request.method,
-    headers,
-    body: (await bodyOf(request.body)) as BodyInit | undefined,
-    signal,
-  });
+  const url = urlOf(request);
+  const init = { method: request.method, headers, body: (await bodyOf(request.body)) as BodyInit | undefined, signal };
+  // a replay answers it at once, as the hook's fetch guard does (no undici fetch); anything that may go upstream
+  // takes the global fetch, into the dispatcher door, which sends it on below itself
+  const res =
+    session.mode === "replay"
+      ? await fetchThroughSession(session, url, init, session.route(url) as ProviderName | undefined)
+      : await fetch(url, init);
   const out: Record<string, string> = {};
   res.headers.forEach((v, k) => (out[k] = v));
   return {
@@ -117,16 +127,26 @@ function fromSmithySignal(s: { aborted: boolean; onabort?: unknown }): AbortSign
   return controller.signal;
 }
 
-function patch(cls: HandlerClass | undefined, session: AwsSession, undo: Array<() => void>): void {
+/**
+ * The sessions whose doors are installed, latest last: a patched handler and the http2 guard answer to the latest
+ * (as the dispatcher door does), whichever session patched the class first. Patches stay while one is installed.
+ */
+const installed: AwsSession[] = [];
+const current = (): AwsSession | undefined => installed[installed.length - 1];
+/** The undo of every patch, run when the last session's doors are removed. */
+const unpatch: Array<() => void> = [];
+
+function patch(cls: HandlerClass | undefined): void {
   const proto = cls?.prototype as (HandlerClass["prototype"] & { [PATCHED]?: Handle }) | undefined;
   if (!proto || typeof proto.handle !== "function" || proto[PATCHED]) return;
   const original = proto.handle;
   proto[PATCHED] = original;
   proto.handle = function (this: unknown, request, options) {
-    if (!session.route(urlOf(request))) return original.call(this, request, options);
-    return sendWithFetch(request, options?.abortSignal);
+    const session = current();
+    if (!session?.route(urlOf(request))) return original.call(this, request, options);
+    return sendWithFetch(session, request, options?.abortSignal);
   };
-  undo.push(() => {
+  unpatch.push(() => {
     proto.handle = original;
     delete proto[PATCHED];
   });
@@ -147,11 +167,13 @@ function hostOf(authority: unknown): string {
 }
 
 /** Stops an HTTP/2 connection to a provider's host: only a call that went around the door opens one. */
-function guardHttp2(session: AwsSession, undo: Array<() => void>): void {
+function guardHttp2(): void {
+  if (unpatch.some((u) => u.name === "unguardHttp2")) return;
   const original = http2.connect;
   const guarded = function (this: unknown, authority: unknown, ...rest: unknown[]) {
     const host = hostOf(authority);
-    if (session.mode !== "off" && session.routes.onProviderHostname(host)) {
+    const session = current();
+    if (session && session.mode !== "off" && session.routes.onProviderHostname(host)) {
       const err = new BlackboxUnsupportedError(
         `a request to the provider (an HTTP/2 connection to ${host}) went around Blackbox: it was sent with node:http2 (an AWS SDK request handler Blackbox did not switch to fetch), which ${session.mode === "record" ? "Blackbox cannot record" : "a replay cannot answer"}, so it was stopped before it left the process. ` +
           "Run the command from the folder that installs @aws-sdk/client-bedrock-runtime (so Blackbox finds its @smithy/node-http-handler), and give the client no requestHandler of your own.",
@@ -162,7 +184,7 @@ function guardHttp2(session: AwsSession, undo: Array<() => void>): void {
     return (original as (...a: unknown[]) => unknown).call(this, authority, ...rest);
   } as typeof http2.connect;
   http2.connect = guarded;
-  undo.push(() => {
+  unpatch.push(function unguardHttp2() {
     if (http2.connect === guarded) http2.connect = original;
   });
 }
@@ -172,7 +194,6 @@ function guardHttp2(session: AwsSession, undo: Array<() => void>): void {
  * guards node:http2; returns the undo, and what was switched.
  */
 export function routeAwsSdkThroughFetch(session: AwsSession, from: string[]): { undo: () => void; switched: string[] } {
-  const undo: Array<() => void> = [];
   const switched: string[] = [];
   const seen = new Set<string>();
   for (const name of CLIENTS)
@@ -189,14 +210,17 @@ export function routeAwsSdkThroughFetch(session: AwsSession, from: string[]): { 
       if (seen.has(file)) continue;
       seen.add(file);
       const mod = req(file) as { NodeHttp2Handler?: HandlerClass; NodeHttpHandler?: HandlerClass };
-      patch(mod.NodeHttp2Handler, session, undo);
-      patch(mod.NodeHttpHandler, session, undo);
+      patch(mod.NodeHttp2Handler);
+      patch(mod.NodeHttpHandler);
       switched.push(`${name}@${client.version}`);
     }
-  guardHttp2(session, undo);
+  guardHttp2();
+  installed.push(session);
   return {
     undo: () => {
-      for (const u of undo.splice(0).reverse()) u();
+      const at = installed.lastIndexOf(session);
+      if (at >= 0) installed.splice(at, 1);
+      if (installed.length === 0) for (const u of unpatch.splice(0).reverse()) u();
     },
     switched,
   };

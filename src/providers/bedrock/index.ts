@@ -7,7 +7,7 @@
  * the Authorization header and X-Amz-Security-Token are key headers, whose values (and the
  * access key id and signature in them) never reach a cassette. Pure. See docs/bedrock.md.
  */
-import { cleanPath } from "../shared/wire.js";
+import { cleanPath, isObj } from "../shared/wire.js";
 import type { ProviderDefinition, RequestKind } from "../types.js";
 import { converseMoreMessages, converseRequestState, parseConverseRequest } from "./request.js";
 import { buildConverseResponse, converseErrorBody, parseConverseResponse } from "./response.js";
@@ -39,6 +39,41 @@ function classify(method: string, url: URL): RequestKind {
   return "other";
 }
 
+/**
+ * The members after `messages` in the last body the SDKs' form was checked for (`,"system":...}`), or undefined.
+ * A memo only: a body that does not end with it is checked again.
+ */
+let checkedTail: string | undefined;
+const MESSAGES_FIRST = '{"messages":';
+
+/**
+ * The members of `body` (less its `{`) with `messages` moved last, when it is the AWS SDK's JSON.stringify form
+ * with `messages` first; else undefined. The incremental parse (src/session/incremental.ts) extends a body whose
+ * conversation is its last member: the next request is then the last one plus messages at its end. The members
+ * after `messages` are found by the last body's (checked once by a full parse): a body that ends with them and
+ * parses in the reordered form is the same object, so nothing is moved on a guess.
+ */
+function messagesLast(body: string): string | undefined {
+  if (!body.startsWith(MESSAGES_FIRST + "[")) return undefined;
+  let tail = checkedTail;
+  if (tail === undefined || body.length < MESSAGES_FIRST.length + tail.length || !body.endsWith(tail)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return undefined; // the parse says what is wrong
+    }
+    if (!isObj(parsed) || !Array.isArray(parsed.messages)) return undefined;
+    const { messages, ...rest } = parsed;
+    const others = JSON.stringify(rest);
+    tail = others === "{}" ? "}" : `,${others.slice(1)}`;
+    if (body !== MESSAGES_FIRST + JSON.stringify(messages) + tail) return undefined;
+    checkedTail = tail;
+  }
+  const conversation = body.slice(MESSAGES_FIRST.length, body.length - tail.length);
+  return `${tail === "}" ? "" : `${tail.slice(1, -1)},`}"messages":${conversation}}`;
+}
+
 /** The body that is parsed: the path's model id (and, for ConverseStream, `stream: true`) first, then the body's members. */
 function requestBody(url: URL, body: string | undefined): string | undefined {
   const m = MODEL_CALL.exec(cleanPath(url));
@@ -52,7 +87,7 @@ function requestBody(url: URL, body: string | undefined): string | undefined {
   const head = `{"modelId":${JSON.stringify(model)}${m[2] === "converse-stream" ? ',"stream":true' : ""}`;
   const text = body.trimStart();
   if (!text.startsWith("{")) return body; // the parse refuses it
-  const rest = text.slice(1).trimStart();
+  const rest = messagesLast(text) ?? text.slice(1).trimStart();
   return rest.startsWith("}") ? head + rest : `${head},${rest}`;
 }
 
