@@ -50,8 +50,9 @@ const MESSAGES_FIRST = '{"messages":';
  * The members of `body` (less its `{`) with `messages` moved last, when it is the AWS SDK's JSON.stringify form
  * with `messages` first; else undefined. The incremental parse (src/session/incremental.ts) extends a body whose
  * conversation is its last member: the next request is then the last one plus messages at its end. The members
- * after `messages` are found by the last body's (checked once by a full parse): a body that ends with them and
- * parses in the reordered form is the same object, so nothing is moved on a guess.
+ * after `messages` are found by the last body's (checked once by a full parse). The text is only cut and joined
+ * at member boundaries of that checked form, so the reordered body, which is then parsed, holds the same members
+ * as the body; a body ending with fewer of them than it has (another agent's) keeps those next to its messages.
  */
 function messagesLast(body: string): string | undefined {
   if (!body.startsWith(MESSAGES_FIRST + "[")) return undefined;
@@ -66,12 +67,13 @@ function messagesLast(body: string): string | undefined {
     if (!isObj(parsed) || !Array.isArray(parsed.messages)) return undefined;
     const { messages, ...rest } = parsed;
     const others = JSON.stringify(rest);
-    tail = others === "{}" ? "}" : `,${others.slice(1)}`;
+    if (others === "{}") return undefined; // messages is the last member already
+    tail = `,${others.slice(1)}`;
     if (body !== MESSAGES_FIRST + JSON.stringify(messages) + tail) return undefined;
     checkedTail = tail;
   }
   const conversation = body.slice(MESSAGES_FIRST.length, body.length - tail.length);
-  return `${tail === "}" ? "" : `${tail.slice(1, -1)},`}"messages":${conversation}}`;
+  return `${tail.slice(1, -1)},"messages":${conversation}}`;
 }
 
 /** The body that is parsed: the path's model id (and, for ConverseStream, `stream: true`) first, then the body's members. */
