@@ -22,8 +22,9 @@ const MODEL_CALL = /\/model\/([^/]+)\/(converse|converse-stream)$/;
 const INVOKE = /\/model\/[^/]+\/(invoke|invoke-with-response-stream)$/;
 
 const INVOKE_REFUSAL =
-  "Bedrock's InvokeModel (InvokeModelCommand, InvokeModelWithResponseStreamCommand) sends the model's own request body, whose form differs for every model family, " +
-  "so Blackbox cannot record it in the neutral form a replay and a fork need; not supported. Call the model with ConverseCommand / ConverseStreamCommand, which speak one format for every model.";
+  "Bedrock's InvokeModel API (InvokeModelCommand and InvokeModelWithResponseStreamCommand of @aws-sdk/client-bedrock-runtime, or Claude through the AnthropicBedrock client of @anthropic-ai/bedrock-sdk) sends the model's own request body, whose form differs for every model family, " +
+  "so Blackbox cannot record it in the neutral form a replay and a fork need; not supported. Call the model with Bedrock's Converse API (ConverseCommand / ConverseStreamCommand: one format for every model), " +
+  "or, for Claude, with a client that speaks the Messages API (new Anthropic(), or AnthropicAws / AnthropicFoundry, named to Blackbox by their base URL).";
 
 function classify(method: string, url: URL): RequestKind {
   const path = cleanPath(url);
