@@ -18,7 +18,6 @@
  * session fails with the refusal, and nothing is sent (in a replay, no DNS lookup either).
  */
 import { createRequire } from "node:module";
-import http2 from "node:http2";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { BlackboxUnsupportedError } from "../errors.js";
@@ -169,6 +168,8 @@ function hostOf(authority: unknown): string {
 /** Stops an HTTP/2 connection to a provider's host: only a call that went around the door opens one. */
 function guardHttp2(): void {
   if (unpatch.some((u) => u.name === "unguardHttp2")) return;
+  // loaded here, not at import: a process the hook runs with no session never loads it
+  const http2 = createRequire(import.meta.url)("node:http2") as typeof import("node:http2");
   const original = http2.connect;
   const guarded = function (this: unknown, authority: unknown, ...rest: unknown[]) {
     const host = hostOf(authority);

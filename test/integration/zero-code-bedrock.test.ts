@@ -250,7 +250,7 @@ describe("what is refused, by name, before anything is sent", () => {
       BLACKBOX_OUT: out,
     });
     expect(r.stdout).toMatch(
-      /^failed: \[blackbox\] Bedrock's InvokeModel \(InvokeModelCommand, InvokeModelWithResponseStreamCommand\) sends the model's own request body/,
+      /^failed: \[blackbox\] Bedrock's InvokeModel API \(InvokeModelCommand and InvokeModelWithResponseStreamCommand of @aws-sdk\/client-bedrock-runtime, or Claude through the AnthropicBedrock client of @anthropic-ai\/bedrock-sdk\) sends the model's own request body, whose form differs for every model family/,
     );
     expect(r.code).toBe(1);
     expect(existsSync(out)).toBe(false);
