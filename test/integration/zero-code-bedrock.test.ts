@@ -93,6 +93,7 @@ async function recordLoop(name: string, streamed: boolean) {
   expect(String(sent[0]!.headers.authorization)).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${ACCESS_KEY}/`));
   expect(sent[0]!.headers["x-amz-security-token"]).toBe(SESSION_TOKEN);
   rmSync(log);
+  expectNoSecrets(cassette); // every cassette recorded here
   return { cassette, log, trace: readCassette(cassette) };
 }
 
