@@ -130,7 +130,8 @@ export function fetchRequest(
   init: FetchInit | undefined,
 ): WireRequest | Promise<WireRequest> {
   if (typeof input !== "string" && !(input instanceof URL)) {
-    const r = new Request(input, init);
+    // a Request alone (the AWS SDK's FetchHttpHandler sends one) is read as it is: no copy
+    const r = init === undefined ? input : new Request(input, init);
     return (r.body ? r.text() : Promise.resolve(undefined)).then((body) => ({
       method: r.method,
       url: r.url,

@@ -4,6 +4,7 @@
  */
 import { anthropicProvider } from "./anthropic/index.js";
 import { geminiProvider } from "./gemini/index.js";
+import { bedrockProvider } from "./bedrock/index.js";
 import { openaiResponsesProvider } from "./openai-responses/index.js";
 import { openaiProvider } from "./openai/index.js";
 import type { ProviderDefinition, ProviderName, ServiceName } from "./types.js";
@@ -13,6 +14,7 @@ export const providers: Readonly<Record<ProviderName, ProviderDefinition>> = {
   openai: openaiProvider,
   "openai-responses": openaiResponsesProvider,
   gemini: geminiProvider,
+  bedrock: bedrockProvider,
 };
 
 /** The providers' names, in the order routes and messages list them. */
@@ -59,6 +61,7 @@ export const STREAM_CONTENT_TYPE = "text/event-stream; charset=utf-8";
 
 export { anthropicProvider } from "./anthropic/index.js";
 export { geminiProvider } from "./gemini/index.js";
+export { bedrockProvider } from "./bedrock/index.js";
 export { openaiProvider } from "./openai/index.js";
 export { openaiResponsesProvider } from "./openai-responses/index.js";
 export { compareModelInput, type InputDifference } from "./shared/compare.js";

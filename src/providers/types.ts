@@ -1,13 +1,13 @@
 import type { JsonValue, ModelInput, ModelOutput } from "../trace/types.js";
 import type { ToolCallIds } from "./shared/ids.js";
 
-export type ProviderName = "anthropic" | "openai" | "openai-responses" | "gemini";
+export type ProviderName = "anthropic" | "openai" | "openai-responses" | "gemini" | "bedrock";
 
 /**
  * The services whose base URLs Blackbox is told (a config's `providers`, SessionOptions.providers): a provider
  * that is another API of one of them (the Responses API of OpenAI's) shares its base URLs (`baseUrlsOf`).
  */
-export type ServiceName = "anthropic" | "openai" | "gemini";
+export type ServiceName = "anthropic" | "openai" | "gemini" | "bedrock";
 
 /** What a door (bb.fetch or the global dispatcher) hands the session. */
 export interface WireRequest {
@@ -100,8 +100,10 @@ export interface StreamAssembler {
 
 export interface StreamAdapter {
   createAssembler(ids: ToolCallIds): StreamAssembler;
-  /** The complete `text/event-stream` body replaying `output` (ids via ids.wireIdFor, like buildResponse). */
-  synthesize(output: ModelOutput, request: ParsedModelRequest, ids: ToolCallIds, seq: number): string;
+  /** The complete stream body replaying `output` (ids via ids.wireIdFor, like buildResponse). */
+  synthesize(output: ModelOutput, request: ParsedModelRequest, ids: ToolCallIds, seq: number): string | Uint8Array;
+  /** The content-type a synthesized stream is served with, when not `text/event-stream` (Bedrock's event stream). */
+  readonly contentType?: string;
 }
 
 /**
@@ -171,8 +173,12 @@ export interface ProviderDefinition extends ProviderAdapter {
   readonly baseUrlsOf?: ServiceName;
   /** The origin its SDK sends to by default. */
   readonly defaultOrigin: string;
+  /** Host names its SDK sends to by default besides defaultOrigin's, on https (Bedrock's, one a region). */
+  readonly defaultHosts?: RegExp;
   /** The environment variable its SDK reads for a base URL. */
   readonly baseUrlEnv: string;
+  /** Further base URL variables its SDK reads, in the order it reads them after baseUrlEnv (AWS_ENDPOINT_URL). */
+  readonly moreBaseUrlEnvs?: readonly string[];
   /** The environment variable its SDK reads for the API key. */
   readonly apiKeyEnv: string;
   /**

@@ -46,6 +46,12 @@ export const DEFAULT_DETECTORS: readonly Detector[] = [
     pattern: String.raw`(?<=aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])`,
   },
   {
+    // a SigV4 signature (an Authorization header's `Signature=`, a presigned URL's X-Amz-Signature has URL_SECRET)
+    kind: "AWS_SIGNATURE",
+    hint: String.raw`Signature=`,
+    pattern: String.raw`(?<=\bSignature=)[0-9a-f]{64}(?![0-9a-f])`,
+  },
+  {
     kind: "GITHUB_TOKEN",
     hint: String.raw`gh[oprsu]_|github_pat_`,
     pattern: String.raw`(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}`,

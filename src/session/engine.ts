@@ -253,7 +253,7 @@ export class SessionEngine implements SessionPort, EngineContext {
     }
     if (this.toolsRunning > 0) throw refusals.toolStillRunning("was made");
     this.chained = undefined;
-    // what the URL says of the request (Gemini's model), put in the text parsed
+    // what the URL says of the request (Gemini's and Bedrock's model), put in the text parsed
     const text = provider.requestText
       ? provider.requestText(request, request.parsedUrl ?? new URL(request.url))
       : request.body;

@@ -14,7 +14,11 @@ export class KeysSeen {
     for (const p of PROVIDER_NAMES) {
       for (const header of providers[p].keyHeaders) {
         const value = h[header];
-        if (value) this.keys.add(value.replace(/^Bearer\s+/i, ""));
+        if (!value) continue;
+        this.keys.add(value.replace(/^Bearer\s+/i, ""));
+        // SigV4 (Bedrock): the access key id and the signature, each on its own
+        const sig = /^AWS4-HMAC-SHA256\s+Credential=([^/,\s]+)[^]*?Signature=([0-9a-f]+)/i.exec(value);
+        if (sig) this.keys.add(sig[1]!).add(sig[2]!);
       }
       const query = providers[p].keyQuery;
       if (query && request.url.includes(`${query}=`)) {

@@ -20,6 +20,18 @@ function normalized(base: string): string | undefined {
  */
 export class ProviderRoutes {
   private readonly origins: Array<{ prefix: string; provider: ProviderName }> = [];
+  /** The providers whose SDKs send to a host of a pattern by default (Bedrock's, one a region), on https. */
+  private readonly hostPatterns = PROVIDER_NAMES.flatMap((p) =>
+    providers[p].defaultHosts ? [{ provider: p, hosts: providers[p].defaultHosts! }] : [],
+  );
+
+  /** The provider whose default hosts `url`'s (https, no port) is, if any. */
+  private byHost(url: string): ProviderName | undefined {
+    if (this.hostPatterns.length === 0 || !url.startsWith("https://")) return undefined;
+    const end = url.indexOf("/", 8);
+    const host = url.slice(8, end < 0 ? undefined : end);
+    return this.hostPatterns.find((h) => h.hosts.test(host))?.provider;
+  }
 
   constructor(
     extra: Partial<Record<ServiceName, string[]>> | undefined,
@@ -37,6 +49,7 @@ export class ProviderRoutes {
     for (const p of PROVIDER_NAMES) {
       add(p, providers[p].defaultOrigin);
       add(p, env[providers[p].baseUrlEnv]);
+      for (const name of providers[p].moreBaseUrlEnvs ?? []) add(p, env[name]);
       for (const o of extra?.[serviceOf(p)] ?? []) add(p, o);
     }
     this.origins.sort((a, b) => b.prefix.length - a.prefix.length);
@@ -65,23 +78,26 @@ export class ProviderRoutes {
     } catch {
       return false;
     }
-    return this.parsedHosts().some((h) => h.origin === origin);
+    return this.parsedHosts().some((h) => h.origin === origin) || this.byHost(origin) !== undefined;
   }
 
   /** Whether `hostname` is the host name of a provider's base URL (any port, any scheme). */
   onProviderHostname(hostname: string): boolean {
-    return this.parsedHosts().some((h) => h.hostname === bare(hostname));
+    return (
+      this.parsedHosts().some((h) => h.hostname === bare(hostname)) ||
+      this.hostPatterns.some((h) => h.hosts.test(bare(hostname)))
+    );
   }
 
   /** The origins of the provider base URLs on `hostname` (for a request that names no port: no Host header). */
   originsOn(hostname: string): string[] {
-    return [
-      ...new Set(
-        this.parsedHosts()
-          .filter((h) => h.hostname === bare(hostname))
-          .map((h) => h.origin),
-      ),
-    ];
+    const origins = new Set(
+      this.parsedHosts()
+        .filter((h) => h.hostname === bare(hostname))
+        .map((h) => h.origin),
+    );
+    if (this.hostPatterns.some((h) => h.hosts.test(bare(hostname)))) origins.add(`https://${bare(hostname)}`);
+    return [...origins];
   }
 
   /** URLs routed by path (several base URLs matched), as routed: an SDK sends to the same few URLs every call. */
@@ -92,7 +108,8 @@ export class ProviderRoutes {
     if (known !== undefined) return known;
     const under = (prefix: string) => url === prefix || url.startsWith(prefix + "/") || url.startsWith(prefix + "?");
     const matching = this.origins.filter((o) => under(o.prefix));
-    if (matching.length <= 1) return matching[0]?.provider; // the loop below would give the same, after parsing the URL
+    // the loop below would give the same, after parsing the URL
+    if (matching.length <= 1) return matching[0]?.provider ?? this.byHost(url);
     // Two providers may share one origin (ANTHROPIC_BASE_URL=http://h and
     // OPENAI_BASE_URL=http://h/v1), or every base URL (chat completions and the Responses
     // API): the one whose model endpoint this is wins, else the longest base URL.

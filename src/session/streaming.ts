@@ -137,7 +137,13 @@ export function streamLive(
 /** The provider as its messages name it. */
 export function providerLabel(provider: ProviderName): string {
   const service = serviceOf(provider); // the Responses API is OpenAI's
-  return service === "openai" ? "OpenAI" : service === "anthropic" ? "Anthropic" : service;
+  return service === "openai"
+    ? "OpenAI"
+    : service === "anthropic"
+      ? "Anthropic"
+      : service === "bedrock"
+        ? "Amazon Bedrock"
+        : service;
 }
 
 /**
@@ -162,7 +168,7 @@ export function synthesizeStream(
   return {
     status: 200,
     statusText: "OK",
-    headers: servedHeaders(provider, STREAM_CONTENT_TYPE, seq),
+    headers: servedHeaders(provider, providers[provider].stream.contentType ?? STREAM_CONTENT_TYPE, seq),
     body: providers[provider].stream.synthesize(output, request, ids, seq),
   };
 }

@@ -108,7 +108,7 @@ export async function openaiAgent(client: OpenAI, tools: ToolFns, o: AgentOption
 }
 
 export interface Kit {
-  name: "anthropic" | "openai" | "gemini";
+  name: "anthropic" | "openai" | "gemini" | "bedrock";
   /** `fetch` undefined: the SDK's own (the register hook's interception is what sees its calls). */
   client(fetch: typeof globalThis.fetch | undefined, baseURL: string, apiKey?: string): any;
   run(client: any, tools: ToolFns, o: AgentOptions): Promise<string>;

@@ -7,6 +7,8 @@
  * OpenAI SDK:    `baseURL: fake.openaiUrl` (…/v1, it appends /chat/completions or /responses).
  * Gemini:        `httpOptions: { baseUrl: fake.geminiUrl }` (@google/genai appends /v1beta/models/...),
  *                `baseURL: fake.geminiUrl + "/v1beta"` (@ai-sdk/google); bodies in geminiWire.ts.
+ * Bedrock:       `endpoint: fake.url` (AWS_ENDPOINT_URL_BEDROCK_RUNTIME; it appends /model/{id}/converse and
+ *                /converse-stream, answered with `bedrockConverse` and `bedrockConverseStream`).
  *
  * POST …/responses is answered as the Responses API answers it: a queued reply that is a
  * Response (`openaiResponse`, `openaiResponseSSE`) is stored under its `resp_…` id unless
@@ -24,12 +26,15 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { crc32 } from "node:zlib";
 import { afterAll, beforeAll } from "vitest";
 import { geminiResultsIn } from "./geminiWire.js";
 
 export type FakeReply =
   | { json: object; status?: number; headers?: Record<string, string>; delayMs?: number }
-  | { sse: string[]; chunkSize?: number; delayMs?: number; status?: number };
+  | { sse: string[]; chunkSize?: number; delayMs?: number; status?: number }
+  /** Bedrock ConverseStream: AWS event-stream frames, sent cut into `chunkSize`-byte pieces (default 7). */
+  | { eventstream: Uint8Array[]; chunkSize?: number; delayMs?: number; status?: number };
 
 export interface FakeRequest {
   method: string;
@@ -100,6 +105,7 @@ function responsesRejection(
 function responseOf(reply: FakeReply): { id: string; itemIds: string[] } | undefined {
   let r: Record<string, unknown> | undefined;
   if ("json" in reply) r = reply.json as Record<string, unknown>;
+  else if ("eventstream" in reply) return undefined;
   else {
     const final = reply.sse.find((e) => /^event: response\.(completed|incomplete)\n/.test(e));
     const data = final?.split("\n").find((l) => l.startsWith("data: "));
@@ -174,7 +180,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       );
       return;
     }
-    const response = responsesApi ? responseOf(reply) : undefined;
+    const response = responsesApi && !("eventstream" in reply) ? responseOf(reply) : undefined;
     if (response && (body as { store?: unknown } | undefined)?.store !== false) {
       stored.add(response.id);
       for (const id of response.itemIds) storedItems.add(id);
@@ -185,8 +191,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       res.end(JSON.stringify(reply.json));
       return;
     }
-    res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const bytes = Buffer.from(reply.sse.join(""), "utf8");
+    const framed = "eventstream" in reply;
+    res.writeHead(reply.status ?? 200, {
+      "content-type": framed ? "application/vnd.amazon.eventstream" : "text/event-stream",
+      "cache-control": "no-cache",
+    });
+    const bytes = framed ? Buffer.concat(reply.eventstream) : Buffer.from(reply.sse.join(""), "utf8");
     const size = Math.max(1, reply.chunkSize ?? 7);
     for (let i = 0; i < bytes.length; i += size) {
       res.write(bytes.subarray(i, i + size)); // may split a UTF-8 sequence or a JSON value: on purpose
@@ -493,6 +503,85 @@ export function openaiResponseSSE(c: FakeResponseContent = {}): string[] {
  * For a test file: a fake provider and a temp directory, started before its tests and
  * closed (removed) after them. Read `fake` and `dir` inside tests, not at load.
  */
+// --- Amazon Bedrock Converse ---
+
+/** A Converse reply as Bedrock sends it (`tooluse_…` ids, usage, metrics). */
+export function bedrockConverse(c: FakeContent = {}): Record<string, unknown> {
+  const content: unknown[] = [];
+  if (c.text !== undefined) content.push({ text: c.text });
+  for (const t of c.toolCalls ?? [])
+    content.push({ toolUse: { toolUseId: rid("tooluse_"), name: t.name, input: t.input } });
+  return {
+    output: { message: { role: "assistant", content } },
+    stopReason: c.stop ?? (c.toolCalls?.length ? "tool_use" : "end_turn"),
+    usage: { inputTokens: 25, outputTokens: 12, totalTokens: 37 },
+    metrics: { latencyMs: 321 },
+  };
+}
+
+/** One AWS event-stream message (written here with zlib's CRC-32, apart from Blackbox's own codec). */
+export function eventFrame(headers: Record<string, string>, payload: string): Uint8Array {
+  const hs = Buffer.concat(
+    Object.entries(headers).map(([k, v]) => {
+      const name = Buffer.from(k);
+      const value = Buffer.from(v);
+      const len = Buffer.alloc(2);
+      len.writeUInt16BE(value.length);
+      return Buffer.concat([Buffer.from([name.length]), name, Buffer.from([7]), len, value]);
+    }),
+  );
+  const body = Buffer.from(payload);
+  const total = 16 + hs.length + body.length;
+  const prelude = Buffer.alloc(8);
+  prelude.writeUInt32BE(total, 0);
+  prelude.writeUInt32BE(hs.length, 4);
+  const pcrc = Buffer.alloc(4);
+  pcrc.writeUInt32BE(crc32(prelude));
+  const head = Buffer.concat([prelude, pcrc, hs, body]);
+  const mcrc = Buffer.alloc(4);
+  mcrc.writeUInt32BE(crc32(head));
+  return Buffer.concat([head, mcrc]);
+}
+
+const bedrockEvent = (type: string, data: unknown) =>
+  eventFrame(
+    { ":event-type": type, ":content-type": "application/json", ":message-type": "event" },
+    JSON.stringify({
+      ...(data as object),
+      p: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ABCDE".slice(0, 7),
+    }),
+  );
+
+/** A ConverseStream reply as Bedrock frames it: text in pieces, tool input JSON in pieces, usage last. */
+export function bedrockConverseStream(c: FakeContent = {}): Uint8Array[] {
+  const frames: Uint8Array[] = [bedrockEvent("messageStart", { role: "assistant" })];
+  let index = 0;
+  if (c.text !== undefined) {
+    for (const t of pieces(c.text))
+      frames.push(bedrockEvent("contentBlockDelta", { contentBlockIndex: index, delta: { text: t } }));
+    frames.push(bedrockEvent("contentBlockStop", { contentBlockIndex: index++ }));
+  }
+  for (const t of c.toolCalls ?? []) {
+    frames.push(
+      bedrockEvent("contentBlockStart", {
+        contentBlockIndex: index,
+        start: { toolUse: { toolUseId: rid("tooluse_"), name: t.name } },
+      }),
+    );
+    for (const j of pieces(JSON.stringify(t.input)))
+      frames.push(bedrockEvent("contentBlockDelta", { contentBlockIndex: index, delta: { toolUse: { input: j } } }));
+    frames.push(bedrockEvent("contentBlockStop", { contentBlockIndex: index++ }));
+  }
+  frames.push(bedrockEvent("messageStop", { stopReason: c.stop ?? (c.toolCalls?.length ? "tool_use" : "end_turn") }));
+  frames.push(
+    bedrockEvent("metadata", {
+      usage: { inputTokens: 25, outputTokens: 12, totalTokens: 37 },
+      metrics: { latencyMs: 321 },
+    }),
+  );
+  return frames;
+}
+
 export function useFakeProvider(dirPrefix: string): { readonly fake: FakeProvider; readonly dir: string } {
   const env = {} as { fake: FakeProvider; dir: string };
   beforeAll(async () => {

@@ -21,12 +21,13 @@ import { installInterception } from "../../src/interception/index.js";
 import { publicSession } from "../../src/publicSession.js";
 import type { Session, SessionOptions } from "../../src/session/types.js";
 import { kits, type Kit } from "../helpers/agents.js";
+import { BEDROCK_ACCESS_KEY, BEDROCK_APP, bedrockKit } from "../helpers/bedrockAgent.js";
 import { runTs } from "../helpers/child.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
 import { GEMINI_TEST_KEY, geminiKit } from "../helpers/geminiAgent.js";
 
 const TASK = "Plan a weekend: Lisbon or Porto?";
-const PROVIDER_IDS = /toolu_|msg_01|"call_|chatcmpl-|resp_/;
+const PROVIDER_IDS = /toolu_|msg_01|"call_|chatcmpl-|resp_|tooluse_/;
 
 /**
  * The two doors a model call comes in by, both in this process: `bb.fetch` given to the SDK, and
@@ -52,9 +53,15 @@ const doors: Door[] = [
       // as ANTHROPIC_BASE_URL and OPENAI_BASE_URL would name the fake provider to the hook
       const engine = createSession({
         ...options,
-        providers: { anthropic: [fake.anthropicUrl], openai: [fake.openaiUrl], gemini: [fake.geminiUrl] },
+        providers: {
+          anthropic: [fake.anthropicUrl],
+          openai: [fake.openaiUrl],
+          gemini: [fake.geminiUrl],
+          bedrock: [fake.url],
+        },
       });
-      engine.adopt(await installInterception(engine, [process.cwd()]));
+      // the AWS SDK's request handler is switched in the copy its app installs
+      engine.adopt(await installInterception(engine, [process.cwd(), BEDROCK_APP]));
       return remember(publicSession(engine));
     },
     fetch: () => undefined,
@@ -77,12 +84,18 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-const everyKit = [...kits, geminiKit];
+const everyKit = [...kits, geminiKit, bedrockKit];
 describe.each(
   doors.flatMap((door) => everyKit.map((kit) => ({ door, kit, name: `${kit.name} through ${door.name}` }))),
 )("$name", ({ door, kit }: { door: Door; kit: Kit }) => {
   const base = () =>
-    kit.name === "anthropic" ? fake.anthropicUrl : kit.name === "gemini" ? fake.geminiUrl : fake.openaiUrl;
+    kit.name === "anthropic"
+      ? fake.anthropicUrl
+      : kit.name === "gemini"
+        ? fake.geminiUrl
+        : kit.name === "bedrock"
+          ? fake.url
+          : fake.openaiUrl;
   let toolRuns = 0;
   const weather = async ({ city }: { city: string }) => {
     toolRuns++;
@@ -212,7 +225,8 @@ describe.each(
   });
 
   // the child starts a session of its own, through bb.fetch: once per provider
-  if (door === doors[0])
+  // (Bedrock's offline replay in a child: test/integration/zero-code-bedrock.test.ts)
+  if (door === doors[0] && kit.name !== "bedrock")
     test("replays in a child process with no network at all (unshare -n)", async () => {
       const spec = { kit: kit.name, session: { mode: "replay", cassette: path("base") }, task: TASK };
       const r = await runTs("test/helpers/sessionChild.ts", [JSON.stringify(spec)], { offline: true });
@@ -279,8 +293,10 @@ describe.each(
     const err = await kit
       .run(kit.client(counting, base()), bb.tools({ get_weather: weather }), { task: "different" })
       .catch((e) => e);
-    expect(err.status).toBe(400);
-    expect(kit.errorText?.(err) ?? err.message).toMatch(/^400 \[blackbox\] Replay diverged/);
+    expect(err.status ?? err.$metadata?.httpStatusCode).toBe(400); // the AWS SDK's status is in $metadata
+    expect(kit.errorText?.(err) ?? err.message).toMatch(
+      kit.name === "bedrock" ? /^\[blackbox\] Replay diverged/ : /^400 \[blackbox\] Replay diverged/,
+    );
     expect(isBlackboxError(err)).toBe(true);
     expect(fetches).toBe(1);
     await expect(bb.finish()).rejects.toBeInstanceOf(ReplayDivergenceError);
@@ -361,30 +377,41 @@ describe.each(
     const before = fake.requests.length;
     const c = kit.client(door.fetch(bb), base());
     const image =
-      kit.name === "gemini"
-        ? c.models.generateContent({
-            model: "gemini-2.5-flash",
-            contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] }],
-          })
-        : kit.name === "anthropic"
-          ? c.messages.create({
-              model: "m",
-              max_tokens: 10,
+      kit.name === "bedrock"
+        ? c.send(
+            new (
+              await import(join(BEDROCK_APP, "node_modules/@aws-sdk/client-bedrock-runtime/dist-cjs/index.js"))
+            ).ConverseCommand({
+              modelId: "m",
               messages: [
-                {
-                  role: "user",
-                  content: [
-                    { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
-                  ],
-                },
+                { role: "user", content: [{ image: { format: "png", source: { bytes: new Uint8Array([137, 80]) } } }] },
               ],
+            }),
+          )
+        : kit.name === "gemini"
+          ? c.models.generateContent({
+              model: "gemini-2.5-flash",
+              contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] }],
             })
-          : c.chat.completions.create({
-              model: "m",
-              messages: [
-                { role: "user", content: [{ type: "image_url", image_url: { url: "https://x.invalid/a.png" } }] },
-              ],
-            });
+          : kit.name === "anthropic"
+            ? c.messages.create({
+                model: "m",
+                max_tokens: 10,
+                messages: [
+                  {
+                    role: "user",
+                    content: [
+                      { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+                    ],
+                  },
+                ],
+              })
+            : c.chat.completions.create({
+                model: "m",
+                messages: [
+                  { role: "user", content: [{ type: "image_url", image_url: { url: "https://x.invalid/a.png" } }] },
+                ],
+              });
     const err = await image.catch((e: unknown) => e);
     expect(isBlackboxError(err)).toBe(true);
     expect(String((err as Error).message)).toMatch(/\[blackbox\].*image/i);
@@ -395,11 +422,13 @@ describe.each(
 
   test("a key the session used in a tool result is redacted by the default rules; with them off, the write is refused saying where", async () => {
     const key =
-      kit.name === "anthropic"
-        ? "sk-ant-test-key-000000000000"
-        : kit.name === "gemini"
-          ? GEMINI_TEST_KEY
-          : "sk-proj-test-key-000000000000";
+      kit.name === "bedrock"
+        ? BEDROCK_ACCESS_KEY // the access key id the request's SigV4 Authorization header carries
+        : kit.name === "anthropic"
+          ? "sk-ant-test-key-000000000000"
+          : kit.name === "gemini"
+            ? GEMINI_TEST_KEY
+            : "sk-proj-test-key-000000000000";
     const leaky = async () => ({ debug: `using ${key}` });
     const run = async (out: string, redact?: { defaults: boolean }) => {
       fake.enqueue(
@@ -411,7 +440,14 @@ describe.each(
       return bb.finish().catch((x) => x);
     };
     expect(await run("leak-redacted")).toBeUndefined();
-    const kind = kit.name === "anthropic" ? "ANTHROPIC_KEY" : kit.name === "gemini" ? "GOOGLE_KEY" : "OPENAI_KEY";
+    const kind =
+      kit.name === "bedrock"
+        ? "AWS_KEY"
+        : kit.name === "anthropic"
+          ? "ANTHROPIC_KEY"
+          : kit.name === "gemini"
+            ? "GOOGLE_KEY"
+            : "OPENAI_KEY";
     expect(readFileSync(path("leak-redacted"), "utf8")).not.toContain(key);
     expect((await loadTrace(path("leak-redacted"))).steps[3]!.payload).toMatchObject({
       result: { debug: `using <${kind}_1>` },
@@ -479,6 +515,7 @@ describe.each(
 
 function kitFields(kit: Kit): Record<string, unknown> {
   if (kit.name === "gemini") return { labels: { team: "travel" }, serviceTier: "standard" };
+  if (kit.name === "bedrock") return { requestMetadata: { user: "u-1" } };
   return kit.name === "anthropic"
     ? { metadata: { user_id: "u-1" }, service_tier: "auto" }
     : { user: "u-1", store: true, metadata: { a: "b" }, service_tier: "default" };

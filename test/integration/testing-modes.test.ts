@@ -42,7 +42,7 @@ test("the rule: missing records what does not exist, none never records, all re-
   );
   // a recording needs a key, said before anything is sent; the replay placeholder is no key
   expect(() => pick({ ANTHROPIC_API_KEY: "blackbox-placeholder-key-never-sent" }, false)).toThrow(
-    "recording c.json needs an API key (there is none yet and BLACKBOX_RECORD=missing, the default outside CI records it), and none is set (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY); nothing was sent.",
+    "recording c.json needs an API key (there is none yet and BLACKBOX_RECORD=missing, the default outside CI records it), and none is set (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_BEARER_TOKEN_BEDROCK); nothing was sent.",
   );
 });
 

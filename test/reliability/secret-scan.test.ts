@@ -103,13 +103,20 @@ describe.each(everyKit)(
         expect(verifyTrace(t)).toEqual({ ok: true, problems: [] });
         const text = JSON.stringify(t);
         expect(text).not.toContain(keyOf(kit));
-        const kind = { anthropic: "ANTHROPIC_KEY", openai: "OPENAI_KEY", gemini: "GOOGLE_KEY" }[kit.name];
+        const kind = { anthropic: "ANTHROPIC_KEY", openai: "OPENAI_KEY", gemini: "GOOGLE_KEY", bedrock: "AWS_KEY" }[
+          kit.name
+        ];
         expect(text).toContain(`<${kind}_1>`);
       },
     );
 
     test("a key only in the environment (not sent) is refused too", async () => {
-      const name = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY", gemini: "GEMINI_API_KEY" }[kit.name];
+      const name = {
+        anthropic: "ANTHROPIC_API_KEY",
+        openai: "OPENAI_API_KEY",
+        gemini: "GEMINI_API_KEY",
+        bedrock: "AWS_ACCESS_KEY_ID",
+      }[kit.name];
       const envKey =
         kit.name === "gemini"
           ? "AIzaSyEnvOnly00000000000000000000000000"

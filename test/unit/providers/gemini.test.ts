@@ -287,7 +287,7 @@ describe("streams", () => {
 
   it("a synthesized stream folds back into the output it was made from", () => {
     const request = parse({ contents: [{ parts: [{ text: "hi" }] }] }, new ToolCallIds(), URL_SSE);
-    const sse = geminiProvider.stream.synthesize(expected, request, new ToolCallIds(), 0);
+    const sse = geminiProvider.stream.synthesize(expected, request, new ToolCallIds(), 0) as string;
     expect(sse).toMatch(/^data: \{.*\}\r\n\r\n/);
     const a = geminiProvider.stream.createAssembler(new ToolCallIds());
     a.push(enc(sse));

@@ -113,7 +113,7 @@ describe("openai deprecated functions", () => {
     expect(body.choices[0]!.finish_reason).toBe("function_call");
     const sse = o.stream.synthesize(output, req, ids, 0);
     const asm = o.stream.createAssembler(new ToolCallIds());
-    asm.push(new TextEncoder().encode(sse));
+    asm.push(typeof sse === "string" ? new TextEncoder().encode(sse) : sse);
     expect(asm.finish()).toEqual({ ...output, calls: [{ ...output.calls[0]!, toolCallId: "call-0" }] });
     // a recording of several calls cannot go back as one function_call
     const two = {
