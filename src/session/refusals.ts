@@ -31,7 +31,7 @@ export function modelCallBeforeStreamRead(): SessionError {
 
 export function overlappingModelCalls(): SessionError {
   return new SessionError(
-    "overlapping model calls on one session: a model call was made while another was still running. One session records one conversation: await each call, or create one session per conversation.",
+    'overlapping model calls on one session: a model call was made while another was still running. A session given a cassette file records one conversation: give it a folder to record a run of several (out: "runs/NAME/", docs/conversations.md), await each call, or create one session per conversation.',
   );
 }
 

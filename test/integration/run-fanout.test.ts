@@ -55,7 +55,7 @@ function checkRecorded(answer: Answer): void {
   expect(answer.notes[0]).not.toBe(answer.notes[2]); // the same first request, another random fact
 }
 
-for (const provider of ["anthropic", "openai"] as const) {
+for (const provider of ["anthropic", "openai", "responses"] as const) {
   for (const stream of [false, true]) {
     const name = `${provider}${stream ? ", streamed" : ""}`;
     describe(`a fan-out of five researchers (${name})`, () => {
@@ -87,7 +87,7 @@ for (const provider of ["anthropic", "openai"] as const) {
         expect(all).not.toContain(KEYS.OPENAI_API_KEY);
 
         rmSync(sideEffects);
-        for (let i = 0; i < 3; i++) {
+        for (let i = 0; i < 2; i++) {
           const rep = await hooked({ ...common, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: `${folder}/` }, true);
           expect(rep.stderr).toBe("");
           expect(rep.code).toBe(0);

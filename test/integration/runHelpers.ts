@@ -5,6 +5,8 @@ import {
   anthropicMessage,
   anthropicSSE,
   openaiCompletion,
+  openaiResponse,
+  openaiResponseSSE,
   openaiSSE,
   toolResultsIn,
   type FakeContent,
@@ -19,18 +21,37 @@ export const PLACEHOLDER_KEYS = { ANTHROPIC_API_KEY: "placeholder", OPENAI_API_K
 
 /** The reply a researcher or the orchestrator gets, from what its request holds; after a random delay. */
 export function fanoutRespond(req: FakeRequest): FakeReply {
+  if (req.path.endsWith("/responses")) return responsesReply(req);
   const body = req.body as { messages: Array<{ role: string; content: unknown }>; stream?: boolean; tools?: unknown };
   const openai = req.path.includes("chat/completions");
   const results = toolResultsIn(body);
   const prompt = JSON.stringify(body.messages.find((m) => m.role === "user")?.content ?? "");
-  let content: FakeContent;
-  if (!body.tools) content = { text: `summary of ${body.messages.length} message(s): ${prompt.length} characters` };
-  else if (results.length === 0) {
-    // a model answers the same request differently: the two researchers of one topic part here
-    const input = { topic: /Research (\w+)/.exec(prompt)![1], depth: 1 + Math.floor(Math.random() * 1000) };
-    content = { toolCalls: [{ name: "lookup", input }] };
-  } else content = { text: `note: ${(JSON.parse(results[results.length - 1]!) as { fact: string }).fact}` };
+  const content = contentFor(!!body.tools, prompt, results[results.length - 1], body.messages.length);
   const delayMs = Math.floor(Math.random() * 25);
   if (body.stream) return { sse: openai ? openaiSSE(content) : anthropicSSE(content), chunkSize: 37, delayMs };
   return { json: openai ? openaiCompletion(content) : anthropicMessage(content), delayMs };
+}
+
+/** A researcher asks for a lookup, then answers with the fact its result holds; the orchestrator sums up. */
+function contentFor(tools: boolean, prompt: string, result: string | undefined, length: number): FakeContent {
+  if (!tools) return { text: `summary of ${length} message(s): ${prompt.length} characters` };
+  if (result === undefined) {
+    // a model answers the same request differently: the two researchers of one topic part here
+    const input = { topic: /Research (\w+)/.exec(prompt)![1], depth: 1 + Math.floor(Math.random() * 1000) };
+    return { toolCalls: [{ name: "lookup", input }] };
+  }
+  return { text: `note: ${(JSON.parse(result) as { fact: string }).fact}` };
+}
+
+/** The Responses API: a chained turn carries only its function_call_output items. */
+function responsesReply(req: FakeRequest): FakeReply {
+  const body = req.body as { input: unknown; stream?: boolean; tools?: unknown };
+  const items = Array.isArray(body.input) ? (body.input as Array<{ type?: string; output?: string }>) : [];
+  const result = items.filter((i) => i.type === "function_call_output").pop()?.output;
+  const prompt = typeof body.input === "string" ? JSON.stringify(body.input) : "";
+  const content = contentFor(!!body.tools, prompt, result, items.length);
+  const delayMs = Math.floor(Math.random() * 25);
+  return body.stream
+    ? { sse: openaiResponseSSE(content), chunkSize: 41, delayMs }
+    : { json: openaiResponse(content), delayMs };
 }
