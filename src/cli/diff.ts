@@ -10,6 +10,8 @@ import { CliExit, out, outJson } from "./exit.js";
 import { checkOneStdin, loadCliTrace, requireCassettes } from "./input.js";
 import { warnIfUnverified } from "./warn.js";
 import { makeStyle } from "./style.js";
+import { isRunFolder, loadRun } from "./runFolder.js";
+import { canonicalJson } from "../trace/canonical.js";
 
 function short(value: unknown): string {
   if (value === undefined) return "(absent)";
@@ -73,11 +75,12 @@ export function register(program: Command): void {
     .description(
       "show the first step where two cassettes diverge (exit 1 when they differ, 0 when the same, 2 when one cannot be read)",
     )
-    .argument("<a>", "first cassette")
-    .argument("<b>", "second cassette")
+    .argument("<a>", "first cassette (or run folder)")
+    .argument("<b>", "second cassette (or run folder)")
     .option("--json", "print a machine-readable result (README: CLI JSON output)")
     .action(async (fileA: string, fileB: string, opts: { json?: boolean }, cmd: Command) => {
       checkOneStdin([fileA, fileB], cmd);
+      if (isRunFolder(fileA) && isRunFolder(fileB)) return diffRuns(fileA, fileB, opts.json === true);
       requireCassettes(cmd, [fileA, fileB]);
       // as diff(1) and cmp(1): 1 says only "they differ"; one that is not a cassette is 2 (main.ts)
       const [a, b] = await Promise.all([loadCliTrace(fileA, "diff"), loadCliTrace(fileB, "diff")]);
@@ -125,4 +128,56 @@ export function register(program: Command): void {
       }
       if (!same) throw new CliExit(1);
     });
+}
+
+/**
+ * Two runs' folders (docs/conversations.md), conversation by conversation: each conversation of A is paired with
+ * the first of B not paired yet that began with the same request, else the next one of B in the order they
+ * started; a conversation of one run with no partner is said. Exit 1 when any pair differs.
+ */
+function diffRuns(folderA: string, folderB: string, json: boolean): void {
+  const a = loadRun(folderA);
+  const b = loadRun(folderB);
+  const firstInput = (t: Trace) => canonicalJson(t.steps.find((s) => s.type === "model_input")?.payload ?? null);
+  const free = b.traces.map((_, i) => i);
+  const pairs: Array<{ a?: number; b?: number }> = a.traces.map((t, i) => {
+    const alike = free.find((j) => firstInput(b.traces[j]!) === firstInput(t));
+    const j = alike ?? free[0];
+    if (j !== undefined) free.splice(free.indexOf(j), 1);
+    return { a: i, b: j };
+  });
+  for (const j of free) pairs.push({ b: j });
+  const rows = pairs.map(({ a: i, b: j }) => {
+    const fa = i === undefined ? null : a.index.conversations[i]!.file;
+    const fb = j === undefined ? null : b.index.conversations[j]!.file;
+    if (i === undefined || j === undefined) return { a: fa, b: fb, same: false, divergence: null, outcome: null };
+    const d = diffTraces(a.traces[i]!, b.traces[j]!);
+    const divergence = d === null ? null : { ...d, a: orNull(d.a), b: orNull(d.b) };
+    return { a: fa, b: fb, same: d === null, divergence, outcome: diffOutcome(a.traces[i]!, b.traces[j]!) };
+  });
+  const same = rows.every((r) => r.same);
+  if (json) outJson({ same, conversations: rows });
+  else {
+    const s = makeStyle();
+    out(
+      `${same ? s.green("same") : s.red("differ")}: ${rows.length} conversation(s), ${rows.filter((r) => !r.same).length} differ`,
+    );
+    for (const r of rows) {
+      const name = r.a === r.b ? r.a : `${r.a ?? "(none)"} / ${r.b ?? "(none)"}`;
+      if (r.a === null || r.b === null) out(`  ${name}: only in ${r.a === null ? "B" : "A"}`);
+      else if (r.same) out(`  ${name}: same`);
+      else {
+        const d = r.divergence!;
+        out(
+          `  ${name}: first divergence at step ${d.index} (${d.typeA === d.typeB ? d.typeA : `${d.typeA} / ${d.typeB}`})`,
+        );
+        if (d.kind === "changed") {
+          out(`    ${printable(d.path)}`);
+          out(`      A: ${short(d.a)}`);
+          out(`      B: ${short(d.b)}`);
+        } else out(`    ${printable(d.reason)}`);
+      }
+    }
+  }
+  if (!same) throw new CliExit(1);
 }

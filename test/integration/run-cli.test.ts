@@ -117,8 +117,27 @@ describe("a run through the CLI", () => {
     expect(json.conversations).toHaveLength(6);
   });
 
+  it("diff of two runs pairs their conversations and says which differ, and where", async () => {
+    expect((await runCli(["diff", trip, trip])).code).toBe(0);
+    const again = await runCli(["record", "-o", `${trip}-again.json`, "--", "node", "agent.mjs"], {
+      cwd: FANOUT,
+      env: { ...KEYS, ANTHROPIC_BASE_URL: fake.anthropicUrl, FANOUT_PROVIDER: "anthropic", FANOUT_STREAM: "1" },
+      timeoutMs: 60_000,
+    });
+    expect(again.code).toBe(0);
+    const r = await runCli(["diff", trip, `${trip}-again`]);
+    expect(r.code).toBe(1);
+    // the tools' random facts differ, so every conversation does
+    expect(r.stdout).toMatch(/^differ: 6 conversation\(s\), 6 differ\n/);
+    expect(r.stdout).toMatch(/ {2}conversation-01\.json: first divergence at step \d+/);
+    const json = JSON.parse((await runCli(["diff", trip, `${trip}-again`, "--json"])).stdout) as {
+      conversations: Array<{ a: string; b: string; same: boolean }>;
+    };
+    expect(json.conversations.map((c) => c.a)).toEqual(json.conversations.map((c) => c.b));
+  });
+
   it("a command that reads one cassette, given the folder, names a conversation to pass", async () => {
-    const r = await runCli(["diff", trip, join(trip, "conversation-01.json")]);
+    const r = await runCli(["fork", trip, "--at", "3", "--", "node", "agent.mjs"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("is a run of several conversations (a folder holding run.json), not a cassette file");
     expect(r.stderr).toContain(join(trip, "conversation-01.json"));
