@@ -21,6 +21,7 @@ import { KeysSeen } from "./keys.js";
 import { argsToJson } from "./json.js";
 import { createMode } from "./modes/index.js";
 import type { EngineContext, SessionMode, ToolExpectation } from "./modes/mode.js";
+import type { RoundEntry } from "./rounds.js";
 import { checkOptions, checkRedactRules, checkTraceId, sessionModeOf } from "./options.js";
 import * as refusals from "./refusals.js";
 import { exitOutcome, outcomeOf } from "./outcome.js";
@@ -316,6 +317,11 @@ export class SessionEngine implements SessionPort, EngineContext {
   /** `body` continues a reply this conversation was given that the provider holds (src/session/conversations.ts). */
   holdsChain(name: ProviderName, body: Record<string, unknown>): boolean {
     return this.conversations.holds(name, body);
+  }
+
+  /** Record: the entries of the tool round being recorded, if one is. */
+  roundEntries(): RoundEntry[] | undefined {
+    return this.strategy.roundEntries?.();
   }
 
   /** Replay: the recording's next model request, when it is at one (its tool round served); else undefined. */

@@ -163,8 +163,11 @@ export class RunSession implements SessionPort {
             cassette: undefined,
             traceId: single ? this.options.traceId : `${this.runId()}-${n}`,
           };
+    // conversations that began alike serve the same ids (their first's): which of them a request went to
+    // shows in what it carries, never in ids only one of them could have served
+    const first = Number(/the same first request as conversation (\d+)/.exec(toldApart)?.[1] ?? n);
     const engine = new SessionEngine(options, ports, {
-      idPrefix: n === 1 ? "" : `c${n}_`,
+      idPrefix: first === 1 ? "" : `c${first}_`,
       seqBase: (n - 1) * SEQ_SPAN,
       unwrapped: () => this.unwrappedTools(),
     });
@@ -212,7 +215,8 @@ export class RunSession implements SessionPort {
     if (loading) await loading;
     // the text the engine parses (a Gemini request's model, from its URL, in it; its contents last)
     const text = providers[name].requestText?.(request, url) ?? request.body;
-    const { conversation } = this.table.modelCall(name, text, this.make);
+    const { conversation, added } = this.table.modelCall(name, text, this.make);
+    if (this.mode === "record") this.table.reconcile(conversation, added);
     let ok = false;
     try {
       const response = await conversation.engine.handle(request, forward, signal, name);

@@ -35,6 +35,7 @@ import type { JsonValue, ModelInput, ModelOutput, Trace } from "../trace/types.j
 import type { SessionEngine } from "./engine.js";
 import { closingBracket, extendablePrefix } from "./incremental.js";
 import { jsonEqual } from "./json.js";
+import type { RoundEntry } from "./rounds.js";
 import type { Mode } from "./types.js";
 
 export interface Conversation {
@@ -56,6 +57,12 @@ export interface Conversation {
   indexed?: ModelOutput;
   /** Record, a run of several: its cassette and the keys it must not hold, written when the whole run is. */
   pending?: { trace: Trace; secrets: string[] };
+}
+
+/** The conversation a request goes to, and what it adds to that conversation's last request (its text). */
+export interface Routed {
+  conversation: Conversation;
+  added: string | undefined;
 }
 
 interface LastRequest {
@@ -85,8 +92,12 @@ export class RunRoutes {
   readonly waiting: Conversation[] = [];
   /** A first request's body -> the first conversation that started with it. */
   private readonly firsts = new Map<string, number>();
+  /** Conversations another began like. */
+  private readonly twinned = new Set<number>();
   /** Replay: the key of a recording's next request -> the conversations at it. */
   private readonly byNext = new Map<string, Set<Conversation>>();
+  /** Record: conversations that asked for a tool alike in their current round (reconcile). */
+  private readonly alike = new Set<Conversation>();
   /** A reply's tool-call wire id -> the conversation it was given in (a next request names it near its end). */
   private readonly byWire = new Map<string, Conversation>();
 
@@ -99,6 +110,8 @@ export class RunRoutes {
   /** Replay: a recorded conversation, not started yet. */
   wait(c: Conversation): void {
     this.waiting.push(c);
+    const first = /the same first request as conversation (\d+)/.exec(c.toldApart)?.[1];
+    if (first !== undefined) this.twinned.add(Number(first));
     this.indexNext(c);
   }
 
@@ -126,12 +139,12 @@ export class RunRoutes {
     name: ProviderName,
     text: string | undefined,
     make: (n: number, toldApart: string) => Conversation,
-  ): { conversation: Conversation } {
+  ): Routed {
     const member = providers[name].incremental.member ?? "messages";
     const retry = this.started.find((c) => c.failed && c.last !== undefined && c.last.text === text);
-    if (retry) return { conversation: retry };
+    if (retry) return { conversation: retry, added: undefined };
     if (text !== undefined) {
-      const c = this.byText(text);
+      const c = this.byText(name, text);
       if (c) return this.take(c, text, undefined, member);
     }
     let body: unknown;
@@ -140,13 +153,13 @@ export class RunRoutes {
     } catch {
       body = undefined;
     }
-    if (!isObj(body)) return { conversation: this.any(make) }; // its engine refuses the body
+    if (!isObj(body)) return { conversation: this.any(make), added: undefined }; // its engine refuses the body
     if (continuesHeld(body)) {
       const held = this.started.find((c) => c.engine.holdsChain(name, body));
       return this.take(held ?? this.any(make), text, body, member);
     }
     const view = viewOf(body, member);
-    const c = view && this.byView(view);
+    const c = view && this.byView(name, body, view);
     if (c) return this.take(c, text, body, member);
     if (this.mode === "replay") return this.take(this.recorded(name, body, text), text, body, member);
     // while the run holds one conversation, a request that does not extend it is its next call, as in a session
@@ -154,9 +167,37 @@ export class RunRoutes {
     if (only && !only.engine.busy) return this.take(only, text, body, member);
     const alike = text !== undefined ? this.firsts.get(text) : undefined;
     const toldApart = alike === undefined ? "new history" : `the same first request as conversation ${alike}`;
+    if (alike !== undefined) this.twinned.add(alike);
     const made = this.start(make(this.started.length + 1, toldApart));
     if (text !== undefined && alike === undefined) this.firsts.set(text, made.n);
     return this.take(made, text, body, member);
+  }
+
+  /**
+   * Record, before `c`'s next call writes its tool round: where conversations asked for a tool alike (the same
+   * name and arguments), each call went to the first of them; the request that carries the results back says
+   * whose each one was. An outcome `c`'s request does not carry, whose alike twin's does, is swapped with it.
+   */
+  reconcile(c: Conversation, added: string | undefined): void {
+    if (!this.alike.delete(c) || added === undefined) return;
+    for (const e of c.engine.roundEntries() ?? []) {
+      if (!e.outcome || e.running || carries(added, e)) continue;
+      for (const d of this.alike) {
+        const f = (d.engine.roundEntries() ?? []).find(
+          (x) =>
+            x.outcome &&
+            !x.running &&
+            x.call.toolName === e.call.toolName &&
+            jsonEqual(x.call.toolInput, e.call.toolInput) &&
+            carries(added, x),
+        );
+        if (!f) continue;
+        [e.outcome, f.outcome] = [f.outcome, e.outcome];
+        [e.startedAt, f.startedAt] = [f.startedAt, e.startedAt];
+        [e.endedAt, f.endedAt] = [f.endedAt, e.endedAt];
+        break;
+      }
+    }
   }
 
   /** The call to `c` ended: with a reply, or without (a refusal, an error, given up). */
@@ -178,13 +219,20 @@ export class RunRoutes {
   toolCall(name: string, input: JsonValue, make: (n: number, toldApart: string) => Conversation): Conversation {
     let byName: Conversation | undefined;
     let named = 0;
+    const alike: Conversation[] = [];
     for (const c of this.started) {
       const e = c.engine.expectsTool(name, input);
-      if (e === "args") return c;
+      if (e === "args") alike.push(c);
       if (e === "name") {
         byName ??= c;
         named++;
       }
+    }
+    if (alike.length > 0) {
+      // alike conversations asked for it alike: the first takes it; in record, whose result it was shows in
+      // the request that carries it back (reconcile)
+      if (alike.length > 1) for (const c of alike) this.alike.add(c);
+      return alike[0]!;
     }
     if (named === 1) return byName!;
     if (this.started.length === 1 && named === 0) return this.started[0]!; // as in a run of one: a tool no reply asked for
@@ -199,12 +247,10 @@ export class RunRoutes {
     );
   }
 
-  private take(
-    c: Conversation,
-    text: string | undefined,
-    body: Obj | undefined,
-    member: string,
-  ): { conversation: Conversation } {
+  private take(c: Conversation, text: string | undefined, body: Obj | undefined, member: string): Routed {
+    const before = c.last?.prefix;
+    const added =
+      text !== undefined && before !== undefined && text.startsWith(before) ? text.slice(before.length) : text;
     let prefix: string | undefined;
     if (text !== undefined) {
       if (body) prefix = extendablePrefix(text, body, member);
@@ -215,7 +261,7 @@ export class RunRoutes {
       }
     }
     c.last = { text, prefix, view: body ? viewOf(body, member) : undefined };
-    return { conversation: c };
+    return { conversation: c, added };
   }
 
   /** A conversation for a body no route can read (its engine refuses it). */
@@ -224,12 +270,25 @@ export class RunRoutes {
   }
 
   /** The started conversation whose last request's body `text` extends, its last reply among what follows. */
-  private byText(text: string): Conversation | undefined {
+  private byText(name: ProviderName, text: string): Conversation | undefined {
     // the ids near its end (its tool results') name the conversation whose reply they answer: O(1) where they do
     const hinted = this.hinted(text);
-    if (hinted && extendsText(hinted, text)) return hinted;
-    for (const c of this.started) if (c !== hinted && extendsText(c, text)) return c;
-    return undefined;
+    const replay = this.mode === "replay";
+    if (hinted && extendsText(hinted, text, replay) && !this.hasTwin(hinted)) return hinted;
+    const found = this.started.filter((c) => extendsText(c, text, replay));
+    if (found.length < 2 || !replay) return found[0];
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return found[0];
+    }
+    return isObj(body) ? this.pick(found, name, body) : found[0];
+  }
+
+  /** `c` began like another conversation (so in replay they serve the same ids). */
+  private hasTwin(c: Conversation): boolean {
+    return c.toldApart !== "new history" || this.twinned.has(c.n);
   }
 
   /** The conversation a tool-call id in the last part of `text` was given in, if one is. */
@@ -243,15 +302,32 @@ export class RunRoutes {
   }
 
   /** The started conversation whose last request `view` extends, as JSON. */
-  private byView(view: View): Conversation | undefined {
-    for (const c of this.started) {
+  private byView(name: ProviderName, body: Obj, view: View): Conversation | undefined {
+    const found = this.started.filter((c) => {
       const last = c.last?.view;
-      if (!last || c.engine.busy || last.fields !== view.fields || view.history.length <= last.history.length) continue;
-      if (!last.history.every((m, i) => jsonEqual(m as JsonValue, view.history[i] as JsonValue))) continue;
-      const tail = JSON.stringify(view.history.slice(last.history.length));
-      if (holdsReply(c, tail)) return c;
-    }
-    return undefined;
+      if (!last || c.engine.busy || last.fields !== view.fields || view.history.length <= last.history.length)
+        return false;
+      if (!last.history.every((m, i) => jsonEqual(m as JsonValue, view.history[i] as JsonValue))) return false;
+      return holdsReply(c, JSON.stringify(view.history.slice(last.history.length)), this.mode === "replay");
+    });
+    return this.pick(found, name, body);
+  }
+
+  /**
+   * Of the conversations a request extends, the one it belongs to: the only one; in replay, of several (alike so
+   * far: they began alike and were served the same ids), the one whose recording's next request it is (the
+   * results its tools were served tell them apart); else the first.
+   */
+  private pick(found: Conversation[], name: ProviderName, body: Obj): Conversation | undefined {
+    if (found.length < 2 || this.mode !== "replay") return found[0];
+    const input = neutralOf(name, body, this.redact, this.env);
+    const next =
+      input &&
+      found.find((c) => {
+        const recorded = c.engine.nextRecordedInput();
+        return recorded !== undefined && compareModelInput(recorded, input) === undefined;
+      });
+    return next ?? found[0];
   }
 
   /**
@@ -300,13 +376,13 @@ function inputKey(input: ModelInput): string {
 }
 
 /** `text` extends the body text of `c`'s last request, and what it adds holds `c`'s last reply. */
-function extendsText(c: Conversation, text: string): boolean {
+function extendsText(c: Conversation, text: string, replay: boolean): boolean {
   const p = c.last?.prefix;
   if (p === undefined || c.engine.busy || text.length <= p.length + 1) return false;
   if (text.charCodeAt(p.length) !== 0x2c) return false; // `,`: more history after the last request's
   const from = Math.max(0, p.length - TAIL_CHECK);
   if (text.slice(from, p.length) !== p.slice(from)) return false;
-  return text.startsWith(p) && holdsReply(c, text.slice(p.length));
+  return text.startsWith(p) && holdsReply(c, text.slice(p.length), replay);
 }
 
 /** The fields of a body but its history, as text, and its history; undefined: it holds none. */
@@ -329,13 +405,15 @@ function continuesHeld(body: Obj): boolean {
  * tool calls' wire ids (a replay serves each conversation ids of its own), or, for a reply without tool calls,
  * the start of its text.
  */
-function holdsReply(c: Conversation, tail: string): boolean {
+function holdsReply(c: Conversation, tail: string, replay: boolean): boolean {
   const out = c.engine.lastOutput;
   if (!out) return false;
   const calls = toolCallsOf(out);
   if (calls.length > 0) {
     return calls.every((call) => {
       const wire = c.engine.ids.wireOf(call.toolCallId);
+      // a replay's alike conversations serve the same ids: the call's arguments, as served, tell them apart
+      if (replay && !carriesJson(tail, call.toolInput)) return false;
       // a call known by its place (Gemini's `gemini#i.k`, OpenAI's deprecated `fn#i`) carries no id: its name
       if (wire?.includes("#")) return tail.includes(JSON.stringify(call.toolName));
       return wire === undefined || tail.includes(wire);
@@ -343,6 +421,18 @@ function holdsReply(c: Conversation, tail: string): boolean {
   }
   const text = "text" in out && typeof out.text === "string" ? out.text.trim().slice(0, 200) : "";
   return text === "" || tail.includes(JSON.stringify(text).slice(1, -1));
+}
+
+/** `text` holds `value` as JSON, as itself or inside a JSON string (a tool result an agent stringified). */
+function carriesJson(text: string, value: unknown): boolean {
+  const json = JSON.stringify(value ?? null);
+  return text.includes(json) || text.includes(JSON.stringify(json).slice(1, -1));
+}
+
+/** What a request adds carries the outcome of a tool call (its result or its error). */
+function carries(added: string, e: RoundEntry): boolean {
+  const o = e.outcome!;
+  return carriesJson(added, "result" in o ? o.result : o.error);
 }
 
 /** A first request as the recording holds it (neutral, through the redaction rules), or undefined when it cannot be read. */

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadRunSync } from "../../src/store/run.js";
 import { ROOT, runProcess } from "../helpers/child.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fakeProvider.js";
-import { FANOUT, fanoutRespond, KEYS, PLACEHOLDER_KEYS } from "./runHelpers.js";
+import { FANOUT, fanoutRespond, fanoutRespondAlike, KEYS, PLACEHOLDER_KEYS } from "./runHelpers.js";
 
 const AGENT = FANOUT;
 const REGISTER = join(ROOT, "register.mjs");
@@ -98,6 +98,41 @@ for (const provider of ["anthropic", "openai", "responses"] as const) {
     });
   }
 }
+
+describe("two researchers alike all along: the same request, the same reply, the same tool call", () => {
+  let alikeFake: FakeProvider;
+  beforeAll(async () => {
+    alikeFake = await startFakeProvider({ respond: fanoutRespondAlike });
+  });
+  afterAll(() => alikeFake.close());
+
+  for (const provider of ["anthropic", "openai"] as const) {
+    it(`${provider}: each recorded conversation holds its own tool result, and replays give the recorded answers`, async () => {
+      const out = join(dir, `alike-${provider}.json`);
+      const common = { FANOUT_PROVIDER: provider, FANOUT_STREAM: "0" };
+      const env = { ANTHROPIC_BASE_URL: alikeFake.anthropicUrl, OPENAI_BASE_URL: alikeFake.openaiUrl };
+      const rec = await hooked({ ...common, ...KEYS, ...env, BLACKBOX_MODE: "record", BLACKBOX_OUT: out });
+      expect(rec.stderr).toBe("");
+      const recorded = JSON.parse(rec.stdout) as Answer;
+      checkRecorded(recorded);
+      const { traces } = loadRunSync(out.replace(/\.json$/, ""));
+      // the tides researchers' conversations: each one's next request carries the result its own round holds
+      for (const t of traces) {
+        const result = t.steps.find((s) => s.type === "tool_result")?.payload as { result?: { fact: string } };
+        const next = t.steps.filter((s) => s.type === "model_input")[1];
+        if (result?.result && next) expect(JSON.stringify(next.payload)).toContain(result.result.fact);
+      }
+      for (let i = 0; i < 3; i++) {
+        const rep = await hooked(
+          { ...common, BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: `${out.replace(/\.json$/, "")}/` },
+          true,
+        );
+        expect(rep.stderr).toBe("");
+        expect(JSON.parse(rep.stdout)).toEqual(recorded);
+      }
+    });
+  }
+});
 
 describe("a fan-out in code (blackbox({ out: folder/ }))", () => {
   it("records a run folder, then replays it 50 times in one offline process with the same answers", async () => {

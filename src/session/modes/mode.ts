@@ -16,6 +16,7 @@ import type {
 import type { JsonValue, ModelInput, ModelOutput, TerminalPayload } from "../../trace/types.js";
 import type { Redactor } from "../../redact/index.js";
 import type { IncrementalRequests } from "../incremental.js";
+import type { RoundEntry } from "../rounds.js";
 import type { Forward, HttpResponseLike, Mode, SessionOptions, SessionPorts } from "../types.js";
 
 /** The engine's state and services, as the modes (and what they share: recorder, replayer, live calls) use them. */
@@ -92,6 +93,8 @@ export interface SessionMode {
   end(outcome: TerminalPayload, atExit: boolean): void;
   /** The last reply asked for tool `name` and it was not called yet: "args" with these arguments, else "name". */
   expectsTool?(name: string, input: JsonValue): ToolExpectation;
+  /** Record: the tool round being recorded (a run moves alike calls' outcomes between alike conversations). */
+  roundEntries?(): RoundEntry[] | undefined;
   /** Replay: the recording's next model request, when the recording is at one. */
   nextInput?(): ModelInput | undefined;
 }

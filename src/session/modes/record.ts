@@ -26,6 +26,7 @@ export function recordMode(engine: EngineContext): SessionMode {
       return liveModelCall(engine, recorder, call, engine.now());
     },
     tool: (name, input, run) => recorder.tool(name, input, run),
+    roundEntries: () => recorder.round?.entries,
     expectsTool(name, input) {
       const free = recorder.round?.entries.filter((e) => !e.claimed && e.call.toolName === name) ?? [];
       if (free.length === 0) return undefined;
