@@ -191,6 +191,32 @@ function guardHttp2(): void {
 }
 
 /**
+ * Guards node:http2 once something loads it: now if it is loaded, else at its first require() (the AWS SDK's
+ * handlers require it; it is CommonJS). Loading it at start-up would load http, tls and crypto into every
+ * hooked process (test/integration/zero-code-fetch-stack.test.ts).
+ */
+function guardHttp2WhenLoaded(): void {
+  const loaded = (process as unknown as { moduleLoadList?: string[] }).moduleLoadList;
+  if (!loaded || loaded.includes("NativeModule http2")) return guardHttp2();
+  const Module = createRequire(import.meta.url)("node:module") as unknown as {
+    _load: (this: unknown, request: string, ...rest: unknown[]) => unknown;
+  };
+  const load = Module._load;
+  const watching = function (this: unknown, request: string, ...rest: unknown[]): unknown {
+    const exports = load.call(this, request, ...rest);
+    if (request === "http2" || request === "node:http2") {
+      if (Module._load === watching) Module._load = load;
+      guardHttp2();
+    }
+    return exports;
+  };
+  Module._load = watching;
+  unpatch.push(function unwatchHttp2() {
+    if (Module._load === watching) Module._load = load;
+  });
+}
+
+/**
  * Switches the app's AWS SDK handlers (found from each of `from`) to the global fetch for provider calls, and
  * guards node:http2; returns the undo, and what was switched.
  */
@@ -215,7 +241,7 @@ export function routeAwsSdkThroughFetch(session: AwsSession, from: string[]): { 
       patch(mod.NodeHttpHandler);
       switched.push(`${name}@${client.version}`);
     }
-  guardHttp2();
+  guardHttp2WhenLoaded();
   installed.push(session);
   return {
     undo: () => {
