@@ -14,6 +14,7 @@
  * file's text returns, and the set shareRecordedHistory would give for it.
  */
 import { isUtf8 } from "node:buffer";
+import { createHash, type Hash } from "node:crypto";
 import * as fs from "node:fs";
 import { MAX_JSON_DEPTH, maxCassetteBytes, maxSteps } from "../trace/limits.js";
 import { historySharer, type SharedValues } from "../trace/share.js";
@@ -26,6 +27,8 @@ export interface StepwiseLoad {
   /** The parsed cassette (any version-2 JSON object: its checks are the caller's). */
   value: Record<string, unknown>;
   shared: SharedValues;
+  /** The SHA-256 (hex) of the file's bytes, when asked for. */
+  sha256?: string;
 }
 
 const text = (bytes: Uint8Array): string =>
@@ -33,7 +36,7 @@ const text = (bytes: Uint8Array): string =>
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** The cassette at `file` parsed step by step, or undefined: then read it whole. */
-export function loadStepwiseSync(file: string): StepwiseLoad | undefined {
+export function loadStepwiseSync(file: string, opts: { sha256?: boolean } = {}): StepwiseLoad | undefined {
   let fd: number;
   try {
     const stat = fs.statSync(file);
@@ -43,7 +46,10 @@ export function loadStepwiseSync(file: string): StepwiseLoad | undefined {
     return undefined;
   }
   try {
-    return parseStepwise(fileChunks(fd));
+    if (!opts.sha256) return parseStepwise(fileChunks(fd));
+    const hash = createHash("sha256");
+    const load = parseStepwise(hashed(fileChunks(fd), hash));
+    return load && { ...load, sha256: hash.digest("hex") };
   } finally {
     fs.closeSync(fd);
   }
@@ -55,6 +61,13 @@ function* fileChunks(fd: number): Generator<Uint8Array> {
     const n = fs.readSync(fd, chunk, 0, CHUNK, null);
     if (n === 0) return;
     yield chunk.subarray(0, n);
+  }
+}
+
+function* hashed(chunks: Iterable<Uint8Array>, hash: Hash): Generator<Uint8Array> {
+  for (const chunk of chunks) {
+    hash.update(chunk);
+    yield chunk;
   }
 }
 
