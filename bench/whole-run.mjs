@@ -6,6 +6,9 @@
 //   hook   node --import register.mjs agent.mjs, BLACKBOX_MODE=replay of the cassette the
 //          same command recorded, with a blackbox.config.mjs naming the ESM tool (as the
 //          docs have a zero-code user write it); the agent's code unchanged
+//   hook-cold  the same with BLACKBOX_VERIFY_CACHE=off: the cassette verified in full, as on a
+//          machine that never replayed it (the other bb variants find it verified before, by the
+//          warm-up run: src/store/verdicts.ts)
 //   bb     the agent calling blackbox({ mode: "replay" }) itself: the client given bb.fetch,
 //          the tool bb.tools(), bb.finish() at the end
 //   mock   undici MockAgent as the global dispatcher, one interceptor per recorded call
@@ -23,6 +26,7 @@
 // (paired per round; target <= 60 ms for the hook with the 15 MB cassette).
 // Run after `npm run build`: node bench/whole-run.mjs
 // Env: BENCH_ROUNDS (default 9), BENCH_TURNS (default 200), BENCH_ONLY=hook,bb,... (bare always runs),
+// BENCH_OLD_FORMAT=1 rewrites the cassettes as JSON.stringify(trace, null, 2) wrote them before (16 MB),
 // BENCH_KEEP=1 keeps the temp project (its path is printed).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -34,8 +38,12 @@ import { performance } from "node:perf_hooks";
 const ROOT = resolve(import.meta.dirname, "..");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
-const ALL = ["bare", "hook", "bb", "mock", "snap"];
-const ONLY = process.env.BENCH_ONLY ? ["bare", ...process.env.BENCH_ONLY.split(",")] : ALL;
+const RECORD = process.env.BENCH_RECORD === "1";
+const ALL = RECORD
+  ? ["direct", "hook-record", "bb-record", "snap-record"]
+  : ["bare", "hook", "hook-cold", "bb", "mock", "snap"];
+const ANCHOR = RECORD ? "direct" : "bare";
+const ONLY = process.env.BENCH_ONLY ? [ANCHOR, ...process.env.BENCH_ONLY.split(",")] : ALL;
 for (const v of ONLY) if (!ALL.includes(v)) throw new Error(`BENCH_ONLY: unknown variant "${v}"; use ${ALL.join(",")}`);
 const VARIANTS = ALL.filter((v) => ONLY.includes(v));
 
@@ -119,7 +127,7 @@ if (variant === "bare") {
   client = new Anthropic({ maxRetries: 0 });
   done = async () => { if (variant === "snap-record") await agent.saveSnapshots(); await agent.close(); };
 } else {
-  client = new Anthropic({ maxRetries: 0 }); // hook, hook-record: the register hook answers (or records) it
+  client = new Anthropic({ maxRetries: 0 }); // hook, hook-record: the register hook answers (or records) it; direct: the provider
 }
 
 const messages = [{ role: "user", content: "Check the weather ${TURNS} times, then summarise." }];
@@ -178,9 +186,15 @@ const JOBS = {
     args: ["--import", register],
     env: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: files.hookCassette },
   },
+  "hook-cold": {
+    cwd: hooked,
+    args: ["--import", register],
+    env: { BLACKBOX_MODE: "replay", BLACKBOX_CASSETTE: files.hookCassette, BLACKBOX_VERIFY_CACHE: "off" },
+  },
   bb: { cwd: plain, args: [], env: { BENCH_CASSETTE: files.bbCassette } },
   mock: { cwd: plain, args: [], env: { BENCH_MOCKS: files.mocks } },
   snap: { cwd: plain, args: [], env: { BENCH_SNAPSHOT: files.snapshot } },
+  direct: { cwd: plain, args: [], env: {} },
   "hook-record": {
     cwd: hooked,
     args: ["--import", register],
@@ -200,6 +214,11 @@ function childCpuMs() {
 /** One run of `variant` as a fresh node process (async: the fake provider must answer while recording). */
 function run(variant, baseUrl) {
   const job = JOBS[variant];
+  // a fresh recording each time (recording over a cassette reads it first, to keep its unchanged steps)
+  const out = { "hook-record": files.hookCassette, "bb-record": files.bbCassette, "snap-record": files.snapshot }[
+    variant
+  ];
+  if (out) rmSync(out, { force: true });
   return new Promise((done, fail) => {
     const c0 = childCpuMs();
     const t0 = performance.now();
@@ -216,12 +235,15 @@ function run(variant, baseUrl) {
       const wall = performance.now() - t0;
       const cpu = childCpuMs() - c0;
       // undici says SnapshotAgent is experimental, on stderr: not a broken run
-      err = err.replace(/^.*ExperimentalWarning: SnapshotAgent is experimental.*\n(\(Use `node --trace-warnings.*\n)?/m, "");
+      err = err.replace(
+        /^.*ExperimentalWarning: SnapshotAgent is experimental.*\n(\(Use `node --trace-warnings.*\n)?/m,
+        "",
+      );
       if (code !== 0 || err.trim() !== "")
         return fail(new Error(`${variant} exited ${code}: ${err.trim() || out}; fix the variant before measuring`));
       const r = JSON.parse(out.trim().split("\n").pop());
       if (r.calls !== TURNS + 1) return fail(new Error(`${variant}: ${r.calls} calls, not ${TURNS + 1}`));
-      done({ wall, cpu, first: r.first, end: r.end });
+      done({ wall, cpu, first: r.first, end: r.end, perCall: (r.end - r.first) / (r.calls - 1) });
     });
   });
 }
@@ -241,12 +263,19 @@ const fake = createServer((req, res) => {
 });
 await new Promise((r) => fake.listen(0, "127.0.0.1", r));
 const BASE_URL = `http://127.0.0.1:${fake.address().port}`;
-for (const v of ["hook", "bb", "mock", "snap"].filter((v) => VARIANTS.includes(v))) {
+// (recording rounds: only MockAgent's capture first, for the raw bytes the cassettes are compared with)
+for (const v of (RECORD ? ["mock"] : ["hook", "bb", "mock", "snap"]).filter(
+  (v) => RECORD || VARIANTS.includes(v) || (v === "hook" && VARIANTS.includes("hook-cold")),
+)) {
   served = 0;
   await run(`${v}-record`, BASE_URL);
   if (served !== TURNS + 1) throw new Error(`recording ${v}: ${served} calls served, not ${TURNS + 1}`);
 }
-await new Promise((r) => fake.close(r));
+if (!RECORD) await new Promise((r) => fake.close(r));
+if (process.env.BENCH_OLD_FORMAT === "1")
+  // the same cassettes as JSON.stringify(trace, null, 2) wrote them before (the same value and hashes)
+  for (const f of [files.hookCassette, files.bbCassette])
+    writeFileSync(f, `${JSON.stringify(JSON.parse(readFileSync(f, "utf8")), null, 2)}\n`);
 
 // --- replay, rounds rotated ------------------------------------------------------------------
 
@@ -260,6 +289,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 const load1 = loadavg();
+if (RECORD) await new Promise((r) => fake.close(r));
 const sizes = Object.fromEntries(
   Object.entries(files).map(([k, f]) => [
     k,
@@ -272,6 +302,12 @@ const sizes = Object.fromEntries(
     })(),
   ]),
 );
+const raw = RECORD
+  ? JSON.parse(readFileSync(files.mocks, "utf8")).reduce(
+      (n, c) => n + Buffer.byteLength(c.body) + Buffer.byteLength(c.reply),
+      0,
+    )
+  : 0;
 if (process.env.BENCH_KEEP === "1") console.log(`project kept: ${base}`);
 else rmSync(base, { recursive: true, force: true });
 
@@ -294,7 +330,7 @@ console.log(`load average before ${load0.map(f2).join(" ")}, after ${load1.map(f
 console.log(
   "variant  wall ms median [rounds]                                   CPU ms   first reply at  over bare [IQR]",
 );
-const bare = results.bare;
+const bare = results[ANCHOR];
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   const at = (s.length - 1) * q;
@@ -305,11 +341,11 @@ for (const v of VARIANTS) {
   const over = results[v].map((r, i) => r.first - bare[i].first);
   console.log(
     `${v.padEnd(8)} ${f0(med(v, "wall")).padEnd(5)} [${results[v].map((r) => f0(r.wall)).join(" ")}]`.padEnd(72) +
-      ` ${f0(med(v, "cpu")).padEnd(8)} ${f0(med(v, "first")).padEnd(15)} ${v === "bare" ? "" : `${f0(quantile(over, 0.5))} [${f0(quantile(over, 0.25))}, ${f0(quantile(over, 0.75))}]`}`,
+      ` ${f0(med(v, "cpu")).padEnd(8)} ${f0(med(v, "first")).padEnd(15)} ${v === ANCHOR ? "".padEnd(16) : `${f0(quantile(over, 0.5))} [${f0(quantile(over, 0.25))}, ${f0(quantile(over, 0.75))}]`.padEnd(16)} ${f2(med(v, "perCall"))}`,
   );
 }
 const mark = (x, t) => (x <= t ? "met" : "MISSED");
-for (const a of ["hook", "bb"].filter((v) => VARIANTS.includes(v)))
+for (const a of ["hook", "hook-cold", "bb"].filter((v) => VARIANTS.includes(v)))
   for (const b of ["mock", "snap"].filter((v) => VARIANTS.includes(v))) {
     const wall = med(a, "wall") / med(b, "wall");
     const paired = results[a].map((r, i) => r.wall / results[b][i].wall);
@@ -318,10 +354,28 @@ for (const a of ["hook", "bb"].filter((v) => VARIANTS.includes(v)))
         `paired median ${f2(median(paired))}x, ${paired.filter((x) => x <= 1).length} of ${paired.length} rounds <= 1.0`,
     );
   }
-if (VARIANTS.includes("hook")) {
+if (RECORD) {
+  for (const v of VARIANTS.filter((v) => v !== "direct")) {
+    const ratio = med(v, "perCall") / med("direct", "perCall");
+    const paired = results[v].map((r, i) => r.perCall / results.direct[i].perCall);
+    console.log(
+      `${v}/direct per call: ${f2(ratio)}x (target <= 1.15: ${mark(ratio, 1.15)}), paired median ${f2(median(paired))}x; ` +
+        `whole process wall ${f2(med(v, "wall") / med("direct", "wall"))}x, CPU ${f2(med(v, "cpu") / med("direct", "cpu"))}x`,
+    );
+  }
+  for (const [k, name] of [
+    ["hookCassette", "hook"],
+    ["bbCassette", "bb.fetch"],
+    ["snapshot", "SnapshotAgent"],
+  ])
+    console.log(
+      `${name} recording ${mb(sizes[k])} MB vs the raw request + response bytes ${mb(raw)} MB: ${f2(sizes[k] / raw)}x (target <= 1.2: ${mark(sizes[k] / raw, 1.2)})`,
+    );
+}
+for (const v of (RECORD ? [] : ["hook", "hook-cold", "bb"]).filter((v) => VARIANTS.includes(v))) {
   const over = quantile(
-    results.hook.map((r, i) => r.first - bare[i].first),
+    results[v].map((r, i) => r.first - bare[i].first),
     0.5,
   );
-  console.log(`start-up to the first reply, hook over bare: ${f0(over)} ms (target <= 60: ${mark(over, 60)})`);
+  console.log(`start-up to the first reply, ${v} over bare: ${f0(over)} ms (target <= 60: ${mark(over, 60)})`);
 }
