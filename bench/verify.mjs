@@ -8,22 +8,29 @@
 //   before  the same command of another checkout (BENCH_BEFORE=/path/to/checkout, built)
 // Run after `npm run build`: node bench/verify.mjs
 // Env: BENCH_ROUNDS (default 7), BENCH_TURNS (default 400), BENCH_CASSETTE (verify this file
-// instead of recording one), BENCH_BEFORE.
+// instead of recording one), BENCH_BEFORE, BENCH_OLD_FORMAT=1 (the cassette rewritten as
+// JSON.stringify(trace, null, 2) wrote cassettes before this version: 400 turns make 63 MB).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-process.env.BENCH_TURNS ??= "400";
+process.env.BENCH_TURNS ??= "580"; // ~64 MB as cassettes are written now (BENCH_OLD_FORMAT=1 with 400 turns: 63 MB)
 const dir = mkdtempSync(join(tmpdir(), "bbx-bench-verify-"));
 let cassette = process.env.BENCH_CASSETTE;
 if (!cassette) {
   cassette = join(dir, "long.json");
   const { recordCassette } = await import("./loop.mjs");
   await recordCassette(cassette);
+}
+if (process.env.BENCH_OLD_FORMAT === "1") {
+  // as JSON.stringify(trace, null, 2) wrote cassettes before (the same value and hashes)
+  const old = join(dir, "old-format.json");
+  writeFileSync(old, `${JSON.stringify(JSON.parse(readFileSync(cassette, "utf8")), null, 2)}\n`);
+  cassette = old;
 }
 const size = statSync(cassette).size;
 

@@ -35,6 +35,70 @@ const text = (bytes: Uint8Array): string =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
+/** The step's bytes without payload.messages' first `count` elements (and the comma after them). */
+function without(bytes: Uint8Array, messages: readonly number[], count: number): string {
+  const start = messages[0]!;
+  const rest = count === 0 ? start : count === messages.length - 1 ? messages[count]! : messages[count]! + 1;
+  return text(bytes.subarray(0, start)) + text(bytes.subarray(rest));
+}
+
+const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+/** An element's bytes without the whitespace around it. */
+function core(bytes: Uint8Array, from: number, to: number): Uint8Array {
+  while (from < to && isSpace(bytes[from]!)) from++;
+  while (to > from && isSpace(bytes[to - 1]!)) to--;
+  return bytes.subarray(from, to);
+}
+
+/**
+ * JSON.parse of each step, where a model_input's leading messages are, byte for byte, the
+ * previous model_input's: those are not parsed again but are the previous input's objects
+ * (what shareRecordedHistory makes of them; only their identity is not JSON.parse's), and only
+ * the rest of the step's text is parsed. Sound by the grammar: the previous elements' bytes
+ * parsed to those values, so the step's whole text is the parsed rest with them in front.
+ */
+class HistoryParse {
+  private prev: { bytes: Uint8Array; messages: readonly number[]; values: unknown[] } | undefined;
+
+  parse(bytes: Uint8Array, messages: readonly number[] | undefined): unknown {
+    const prev = this.prev;
+    let same = 0;
+    if (messages && prev) {
+      const n = Math.min(messages.length, prev.messages.length) - 1;
+      const at = (m: readonly number[], k: number): number => (k === 0 ? m[0]! : m[k]! + 1);
+      while (
+        same < n &&
+        Buffer.compare(
+          core(bytes, at(messages, same), messages[same + 1]!),
+          core(prev.bytes, at(prev.messages, same), prev.messages[same + 1]!),
+        ) === 0
+      )
+        same++;
+    }
+    let step = JSON.parse(same > 0 ? without(bytes, messages!, same) : text(bytes)) as unknown;
+    if (same > 0) {
+      if (isInput(step)) step.payload.messages = [...prev!.values.slice(0, same), ...step.payload.messages];
+      else step = JSON.parse(text(bytes)); // not a model_input after all: as it is
+    }
+    // the model_input shareRecordedHistory shares the next one with (historySharer): the one compared with next
+    if (isSharedInput(step))
+      this.prev = messages && isInput(step) ? { bytes, messages, values: step.payload.messages } : undefined;
+    return step;
+  }
+}
+
+/** A step historySharer takes as the previous model_input: a model_input whose payload is an object. */
+function isSharedInput(step: unknown): boolean {
+  if (step === null || typeof step !== "object" || (step as { type?: unknown }).type !== "model_input") return false;
+  const p = (step as { payload?: unknown }).payload;
+  return p !== null && typeof p === "object" && !Array.isArray(p);
+}
+
+function isInput(step: unknown): step is { payload: { messages: unknown[] } } {
+  return isSharedInput(step) && Array.isArray((step as { payload: { messages?: unknown } }).payload.messages);
+}
+
 /** The cassette at `file` parsed step by step, or undefined: then read it whole. */
 export function loadStepwiseSync(file: string, opts: { sha256?: boolean } = {}): StepwiseLoad | undefined {
   let fd: number;
@@ -79,11 +143,12 @@ export function parseStepwise(chunks: Iterable<Uint8Array>): StepwiseLoad | unde
   const steps: unknown[] = [];
   const sharer = historySharer();
   let broken = false;
-  const splitter = new StepSplitter(MAX_JSON_DEPTH, maxSteps(), (bytes) => {
+  const history = new HistoryParse();
+  const splitter = new StepSplitter(MAX_JSON_DEPTH, maxSteps(), (bytes, messages) => {
     if (broken) return;
     if (!isUtf8(bytes)) return void (broken = true);
     try {
-      const step: unknown = JSON.parse(text(bytes));
+      const step = history.parse(bytes, messages);
       sharer.add(step);
       steps.push(step);
     } catch {

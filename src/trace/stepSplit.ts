@@ -24,6 +24,9 @@ const STRING = 1;
 const OPEN = 2;
 const CLOSE = 3;
 const SEPARATOR = 4;
+const bytesOf = (word: string): number[] => Array.from(word, (ch) => ch.charCodeAt(0));
+const PAYLOAD = bytesOf("payload");
+const MESSAGES = bytesOf("messages");
 const KIND = new Uint8Array(256);
 KIND[QUOTE] = STRING;
 KIND[0x5b] = KIND[0x7b] = OPEN;
@@ -39,9 +42,17 @@ export class StepSplitter {
   private depth = 0;
   private inString = false;
   private escape = false;
-  /** The string at depth 1 (the root's last key), when it may be "steps". */
+  /** The last string at depth 1, 3 or 4 (a key that may be "steps", "payload", "messages"): up to 9 bytes. */
   private key: number[] = [];
   private keyOpen = false;
+  /** Where payload.messages stands in the step being read (offsets into its bytes). */
+  private partLength = 0;
+  private inPayload = false;
+  private payloadSeen = false;
+  private inMessages = false;
+  private messagesSeen = false;
+  private noMessages = false;
+  private messages: number[] = [];
   private stepsDepth = 0; // the steps array is open (depth 2) when 2
   private stepsSeen = false;
   private part: Uint8Array[] = [];
@@ -50,8 +61,12 @@ export class StepSplitter {
   constructor(
     private readonly maxDepth: number,
     private readonly maxSteps: number,
-    /** Called with each step's bytes (whitespace around it included), in order. */
-    private readonly onStep: (bytes: Uint8Array) => void,
+    /**
+     * Called with each step's bytes (whitespace around it included), in order, and where its
+     * payload.messages elements are: [start of the inside, then the end of each element (its
+     * comma or the closing bracket)], when the step has exactly one such array, spelt plainly.
+     */
+    private readonly onStep: (bytes: Uint8Array, messages: readonly number[] | undefined) => void,
   ) {}
 
   /** Takes the next chunk; false once it has given up (fault says why). */
@@ -76,6 +91,7 @@ export class StepSplitter {
         if (buf[i] === BACKSLASH) {
           // a string at depth 1 with an escape: a key spelt so could be "steps" (JSON.parse keeps the last)
           if (depth === 1) return this.stop("shape");
+          if (this.stepsDepth === 2 && (depth === 3 || depth === 4)) this.noMessages = true; // "payload", "messages"
           if (i + 1 === n) this.escape = true;
           i += 2;
           continue;
@@ -92,7 +108,7 @@ export class StepSplitter {
       const kind = KIND[c];
       if (kind === STRING) {
         this.inString = true;
-        if (depth === 1) {
+        if (depth === 1 || (this.stepsDepth === 2 && (depth === 3 || depth === 4))) {
           this.keyOpen = true;
           this.key.length = 0;
         }
@@ -108,6 +124,17 @@ export class StepSplitter {
           from = i;
           continue;
         }
+        if (this.stepsDepth === 2) {
+          if (depth === 3 && c === 0x7b && this.keyIs(PAYLOAD)) {
+            if (this.payloadSeen) this.noMessages = true;
+            this.payloadSeen = this.inPayload = true;
+          } else if (depth === 4 && c === 0x5b && this.inPayload && this.keyIs(MESSAGES)) {
+            if (this.messagesSeen) this.noMessages = true;
+            this.messagesSeen = this.inMessages = true;
+            this.messages.length = 0;
+            this.messages.push(this.partLength + (i + 1 - from));
+          }
+        }
         depth++;
       } else if (kind === CLOSE) {
         if (depth === 0) return this.stop("shape");
@@ -116,6 +143,11 @@ export class StepSplitter {
           this.endPart(true);
           this.stepsDepth = 0;
           from = i;
+        } else if (this.stepsDepth === 2) {
+          if (depth === 5 && this.inMessages) {
+            this.messages.push(this.partLength + (i - from));
+            this.inMessages = false;
+          } else if (depth === 4) this.inPayload = false;
         }
         depth--;
       } else if (depth === 2 && this.stepsDepth === 2) {
@@ -124,11 +156,18 @@ export class StepSplitter {
         this.endPart(false);
         if (++this.commas >= this.maxSteps) return this.stop("steps");
         from = i + 1;
+      } else if (depth === 5 && this.inMessages) {
+        this.messages.push(this.partLength + (i - from));
       }
       i++;
     }
     this.depth = depth;
-    if (from < n) (this.stepsDepth === 2 ? this.part : this.root).push(buf.subarray(from, n));
+    if (from < n) {
+      if (this.stepsDepth === 2) {
+        this.part.push(buf.subarray(from, n));
+        this.partLength += n - from;
+      } else this.root.push(buf.subarray(from, n));
+    }
     return !this.fault;
   }
 
@@ -148,6 +187,13 @@ export class StepSplitter {
     return false;
   }
 
+  private keyIs(word: readonly number[]): boolean {
+    const k = this.key;
+    if (k.length !== word.length) return false;
+    for (let j = 0; j < word.length; j++) if (k[j] !== word[j]) return false;
+    return true;
+  }
+
   private isStepsKey(): boolean {
     const k = this.key;
     // the raw bytes of the last string at depth 1, as prescanJson compares them: "steps" spelt plainly
@@ -155,8 +201,8 @@ export class StepSplitter {
   }
 
   private addKey(buf: Uint8Array, from: number, to: number): void {
-    if (this.key.length + (to - from) > 5) {
-      this.key.length = 6; // longer than "steps": not it
+    if (this.key.length + (to - from) > 8) {
+      this.key.length = 9; // longer than "messages": none of them
       return;
     }
     for (let j = from; j < to; j++) this.key.push(buf[j]!);
@@ -166,9 +212,12 @@ export class StepSplitter {
     const parts = this.part;
     this.part = [];
     const bytes = parts.length === 1 ? parts[0]! : concat(parts);
+    const messages = this.messagesSeen && !this.noMessages && !this.inMessages ? this.messages.slice() : undefined;
+    this.partLength = 0;
+    this.inPayload = this.payloadSeen = this.inMessages = this.messagesSeen = this.noMessages = false;
     // `[]` and `[ ]`: no step; anything else is a step for JSON.parse to judge
     if (last && this.commas === 0 && isBlank(bytes)) return;
-    this.onStep(bytes);
+    this.onStep(bytes, messages);
   }
 }
 
