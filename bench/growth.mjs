@@ -9,8 +9,9 @@
 // agents do: a loop that resends its whole history makes every request, and the cassette,
 // grow with the turns, so that per-call cost cannot be flat for any of the three (the SDK's own
 // JSON.stringify of the body grows with it); BENCH_WINDOW=0 sends the whole history.
-// Prints, per variant, the mean wall ms per call of the first and the last 10% of the calls
-// and their ratio (target <= 1.2), and the heap (after a full GC) at each tenth of the run.
+// Prints, per variant, the mean CPU ms per call of the first and the last 10% of the calls
+// (the first 5 calls left out: cold code) and their ratio (target <= 1.2), the same in wall
+// time, and the heap (after a full GC) at each tenth of the run.
 // Run after `npm run build`: node --expose-gc bench/growth.mjs
 // Env: BENCH_TURNS (default 2000), BENCH_WINDOW (default 40).
 import Anthropic from "@anthropic-ai/sdk";
@@ -80,6 +81,7 @@ setGlobalDispatcher(mock);
 async function agent(client, tools, turns) {
   const history = [{ role: "user", content: `Check the weather ${turns} times.` }];
   const wall = [];
+  const cpu = [];
   const heap = [];
   for (let k = 0; ; k++) {
     if (k % Math.ceil((turns + 1) / 10) === 0) {
@@ -89,12 +91,15 @@ async function agent(client, tools, turns) {
     const sent = WINDOW > 0 && history.length > WINDOW + 1 ? [history[0], ...history.slice(-WINDOW)] : history;
     // the first user message, then the last WINDOW (an even number starts at an assistant message)
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const r = await client.messages.create({
       model: "claude-sonnet-4-6",
       max_tokens: 1024,
       tools: TOOLS,
       messages: sent,
     });
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
     wall.push(performance.now() - t0);
     history.push({ role: "assistant", content: r.content });
     const uses = r.content.filter((b) => b.type === "tool_use");
@@ -110,7 +115,7 @@ async function agent(client, tools, turns) {
   }
   globalThis.gc();
   heap.push(process.memoryUsage().heapUsed / 1e6);
-  return { wall, heap };
+  return { wall, cpu, heap };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "bbx-bench-growth-"));
@@ -166,11 +171,17 @@ const f2 = (x) => x.toFixed(2);
 console.log(
   `${TURNS}-turn loop (${TURNS + 1} calls), window ${WINDOW || "whole history"}, node ${process.version}; cassette ${(size / 1e6).toFixed(1)} MB; load average ${loadavg().map(f2).join(" ")}`,
 );
-console.log("variant  first 10% ms/call  last 10% ms/call  last/first  heap MB at each tenth (after a full GC)");
+console.log(
+  "CPU ms a call (process user + system; wall swings with the machine's load): mean of the first and the last tenth of the calls",
+);
+console.log("variant  first 10%  last 10%  last/first  wall first/last  heap MB at each tenth (after a full GC)");
 for (const [name, r] of Object.entries(out)) {
   const tenth = Math.floor(r.wall.length / 10);
-  const first = mean(r.wall.slice(1, tenth + 1)); // the first call (load, cold code) apart
-  const last = mean(r.wall.slice(-tenth));
+  // the first tenth of the calls after the first 5 (the first calls meet cold code)
+  const first = mean(r.cpu.slice(5, tenth + 5));
+  const last = mean(r.cpu.slice(-tenth));
+  const wallFirst = mean(r.wall.slice(5, tenth + 5));
+  const wallLast = mean(r.wall.slice(-tenth));
   const extra =
     name === "record"
       ? `  finish ${r.finish.toFixed(0)} ms`
@@ -178,6 +189,6 @@ for (const [name, r] of Object.entries(out)) {
         ? `  load ${r.load.toFixed(0)} ms`
         : "";
   console.log(
-    `${name.padEnd(8)} ${f2(first).padEnd(18)} ${f2(last).padEnd(17)} ${f2(last / first)}x ${last / first <= 1.2 ? "(met)" : "(MISSED)"}  ${r.heap.map((h) => h.toFixed(0)).join(" ")}${extra}`,
+    `${name.padEnd(8)} ${f2(first).padEnd(10)} ${f2(last).padEnd(9)} ${f2(last / first)}x ${last / first <= 1.2 ? "(met)   " : "(MISSED)"} ${f2(wallFirst)} / ${f2(wallLast)}     ${r.heap.map((h) => h.toFixed(0)).join(" ")}${extra}`,
   );
 }
