@@ -18,7 +18,7 @@ import { createHash, type Hash } from "node:crypto";
 import * as fs from "node:fs";
 import { MAX_JSON_DEPTH, maxCassetteBytes, maxSteps } from "../trace/limits.js";
 import { historySharer, type SharedValues } from "../trace/share.js";
-import { concat, StepSplitter } from "../trace/stepSplit.js";
+import { concat, type Repeated, StepSplitter } from "../trace/stepSplit.js";
 import { CURRENT_TRACE_VERSION } from "../trace/types.js";
 
 const CHUNK = 1 << 20;
@@ -44,11 +44,13 @@ function without(bytes: Uint8Array, messages: readonly number[], count: number):
 
 const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
-/** An element's bytes without the whitespace around it. */
-function core(bytes: Uint8Array, from: number, to: number): Uint8Array {
-  while (from < to && isSpace(bytes[from]!)) from++;
-  while (to > from && isSpace(bytes[to - 1]!)) to--;
-  return bytes.subarray(from, to);
+/** Whether two elements' bytes are the same but for the whitespace around them (no Buffer made per element). */
+function sameCore(a: Buffer, aFrom: number, aTo: number, b: Buffer, bFrom: number, bTo: number): boolean {
+  while (aFrom < aTo && isSpace(a[aFrom]!)) aFrom++;
+  while (aTo > aFrom && isSpace(a[aTo - 1]!)) aTo--;
+  while (bFrom < bTo && isSpace(b[bFrom]!)) bFrom++;
+  while (bTo > bFrom && isSpace(b[bTo - 1]!)) bTo--;
+  return aTo - aFrom === bTo - bFrom && a.compare(b, bFrom, bTo, aFrom, aTo) === 0;
 }
 
 /**
@@ -61,18 +63,19 @@ function core(bytes: Uint8Array, from: number, to: number): Uint8Array {
 class HistoryParse {
   private prev: { bytes: Uint8Array; messages: readonly number[]; values: unknown[] } | undefined;
 
-  parse(bytes: Uint8Array, messages: readonly number[] | undefined): unknown {
+  parse(bytes: Uint8Array, messages: readonly number[] | undefined, repeated: Repeated): unknown {
     const prev = this.prev;
     let same = 0;
     if (messages && prev) {
       const n = Math.min(messages.length, prev.messages.length) - 1;
+      // the split already found these the same, byte for byte, as the same earlier step's
+      if (repeated.of === prev.bytes) same = Math.min(repeated.count, n);
       const at = (m: readonly number[], k: number): number => (k === 0 ? m[0]! : m[k]! + 1);
+      const a = asBuffer(bytes);
+      const b = asBuffer(prev.bytes);
       while (
         same < n &&
-        Buffer.compare(
-          core(bytes, at(messages, same), messages[same + 1]!),
-          core(prev.bytes, at(prev.messages, same), prev.messages[same + 1]!),
-        ) === 0
+        sameCore(a, at(messages, same), messages[same + 1]!, b, at(prev.messages, same), prev.messages[same + 1]!)
       )
         same++;
     }
@@ -144,11 +147,11 @@ export function parseStepwise(chunks: Iterable<Uint8Array>): StepwiseLoad | unde
   const sharer = historySharer();
   let broken = false;
   const history = new HistoryParse();
-  const splitter = new StepSplitter(MAX_JSON_DEPTH, maxSteps(), (bytes, messages) => {
+  const splitter = new StepSplitter(MAX_JSON_DEPTH, maxSteps(), (bytes, messages, repeated) => {
     if (broken) return;
     if (!isUtf8(bytes)) return void (broken = true);
     try {
-      const step = history.parse(bytes, messages);
+      const step = history.parse(bytes, messages, repeated);
       sharer.add(step);
       steps.push(step);
     } catch {

@@ -33,6 +33,12 @@ KIND[0x5b] = KIND[0x7b] = OPEN;
 KIND[0x5d] = KIND[0x7d] = CLOSE;
 KIND[COMMA] = SEPARATOR;
 
+/** How many leading messages repeat() found, byte for byte, in which earlier step's bytes. */
+export interface Repeated {
+  of: Uint8Array | undefined;
+  count: number;
+}
+
 export type SplitFault = "depth" | "steps" | "shape";
 
 export class StepSplitter {
@@ -53,6 +59,9 @@ export class StepSplitter {
   private messagesSeen = false;
   private noMessages = false;
   private messages: number[] = [];
+  /** The last step with a payload.messages, for repeat(). */
+  private last: { bytes: Uint8Array; messages: readonly number[] } | undefined;
+  private repeated: Repeated = { of: undefined, count: 0 };
   private stepsDepth = 0; // the steps array is open (depth 2) when 2
   private stepsSeen = false;
   private part: Uint8Array[] = [];
@@ -66,7 +75,7 @@ export class StepSplitter {
      * payload.messages elements are: [start of the inside, then the end of each element (its
      * comma or the closing bracket)], when the step has exactly one such array, spelt plainly.
      */
-    private readonly onStep: (bytes: Uint8Array, messages: readonly number[] | undefined) => void,
+    private readonly onStep: (bytes: Uint8Array, messages: readonly number[] | undefined, repeated: Repeated) => void,
   ) {}
 
   /** Takes the next chunk; false once it has given up (fault says why). */
@@ -133,6 +142,12 @@ export class StepSplitter {
             this.messagesSeen = this.inMessages = true;
             this.messages.length = 0;
             this.messages.push(this.partLength + (i + 1 - from));
+            const skip = this.repeat(buf, i + 1, n, from);
+            if (skip > 0) {
+              depth++;
+              i += 1 + skip;
+              continue;
+            }
           }
         }
         depth++;
@@ -187,6 +202,31 @@ export class StepSplitter {
     return false;
   }
 
+  /**
+   * At the start of a payload.messages: when the bytes from `at` are, byte for byte, the last
+   * step's messages up to the comma after its last but one, skips them (their element ends
+   * recorded) and says how many bytes it skipped, else 0. Scanning them again would end in the
+   * same state (they were scanned in it: inside a messages array, at an element's start), with
+   * no limit passed; a tool loop's history is most of its cassette.
+   */
+  private repeat(buf: Uint8Array, at: number, n: number, from: number): number {
+    const last = this.last;
+    if (!last || last.messages.length < 3) return 0;
+    const m = last.messages;
+    const start = m[0]!;
+    const end = m[m.length - 2]! + 1; // after the comma that ends the last but one element
+    const length = end - start;
+    if (at + length > n) return 0; // not all in this chunk: scanned as usual
+    const a = buf.subarray(at, at + length);
+    const b = last.bytes.subarray(start, end);
+    for (let k = 0; k < 4 && k < length; k++) if (a[k] !== b[k]) return 0; // the usual miss, seen early
+    if (Buffer.compare(a, b) !== 0) return 0;
+    const shift = this.partLength + (at - from) - start;
+    for (let k = 1; k < m.length - 1; k++) this.messages.push(m[k]! + shift);
+    this.repeated = { of: last.bytes, count: m.length - 2 };
+    return length;
+  }
+
   private keyIs(word: readonly number[]): boolean {
     const k = this.key;
     if (k.length !== word.length) return false;
@@ -213,11 +253,14 @@ export class StepSplitter {
     this.part = [];
     const bytes = parts.length === 1 ? parts[0]! : concat(parts);
     const messages = this.messagesSeen && !this.noMessages && !this.inMessages ? this.messages.slice() : undefined;
+    const repeated = messages ? this.repeated : { of: undefined, count: 0 };
+    this.repeated = { of: undefined, count: 0 };
+    if (messages) this.last = { bytes, messages };
     this.partLength = 0;
     this.inPayload = this.payloadSeen = this.inMessages = this.messagesSeen = this.noMessages = false;
     // `[]` and `[ ]`: no step; anything else is a step for JSON.parse to judge
     if (last && this.commas === 0 && isBlank(bytes)) return;
-    this.onStep(bytes, messages);
+    this.onStep(bytes, messages, repeated);
   }
 }
 
