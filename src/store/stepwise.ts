@@ -122,9 +122,10 @@ export function loadStepwiseSync(file: string, opts: { sha256?: boolean } = {}):
   }
 }
 
+/** The file's bytes, read into one buffer over and over (the split copies what it keeps). */
 function* fileChunks(fd: number): Generator<Uint8Array> {
+  const chunk = Buffer.allocUnsafe(CHUNK);
   for (;;) {
-    const chunk = Buffer.allocUnsafe(CHUNK);
     const n = fs.readSync(fd, chunk, 0, CHUNK, null);
     if (n === 0) return;
     yield chunk.subarray(0, n);
@@ -167,7 +168,7 @@ export function parseStepwise(chunks: Iterable<Uint8Array>): StepwiseLoad | unde
       const both = head ? concat([head, chunk]) : chunk;
       // a byte-order mark, or UTF-16 (a zero byte beside the first character): decodeCassette's to judge
       if (both[0] === 0xef || both[0] === 0xfe || both[0] === 0xff || both[0] === 0 || both[1] === 0) return undefined;
-      head = both.subarray(0, 2);
+      head = Uint8Array.prototype.slice.call(both, 0, 2); // a copy: the chunk is read into again
     }
     total += chunk.length;
     if (total > limit) return undefined;

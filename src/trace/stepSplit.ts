@@ -78,7 +78,10 @@ export class StepSplitter {
     private readonly onStep: (bytes: Uint8Array, messages: readonly number[] | undefined, repeated: Repeated) => void,
   ) {}
 
-  /** Takes the next chunk; false once it has given up (fault says why). */
+  /**
+   * Takes the next chunk; false once it has given up (fault says why). The chunk may be reused
+   * once this returns: what is kept is copied (a step's bytes are handed on during the call).
+   */
   push(buf: Uint8Array): boolean {
     if (this.fault) return false;
     const n = buf.length;
@@ -129,7 +132,7 @@ export class StepSplitter {
           this.stepsDepth = 2;
           depth++;
           i++;
-          this.root.push(buf.subarray(from, i));
+          this.root.push(copyOf(buf, from, i));
           from = i;
           continue;
         }
@@ -179,9 +182,9 @@ export class StepSplitter {
     this.depth = depth;
     if (from < n) {
       if (this.stepsDepth === 2) {
-        this.part.push(buf.subarray(from, n));
+        this.part.push(copyOf(buf, from, n)); // a copy: the caller may reuse the chunk
         this.partLength += n - from;
-      } else this.root.push(buf.subarray(from, n));
+      } else this.root.push(copyOf(buf, from, n));
     }
     return !this.fault;
   }
@@ -251,8 +254,9 @@ export class StepSplitter {
   private endPart(last: boolean): void {
     const parts = this.part;
     this.part = [];
-    const bytes = parts.length === 1 ? parts[0]! : concat(parts);
     const messages = this.messagesSeen && !this.noMessages && !this.inMessages ? this.messages.slice() : undefined;
+    // a step kept past this call (repeat() compares the next one with it) is copied out of the chunk
+    const bytes = parts.length !== 1 ? concat(parts) : messages ? copyOf(parts[0]!, 0, parts[0]!.length) : parts[0]!;
     const repeated = messages ? this.repeated : { of: undefined, count: 0 };
     this.repeated = { of: undefined, count: 0 };
     if (messages) this.last = { bytes, messages };
@@ -283,6 +287,11 @@ function plainStop(buf: Uint8Array, i: number, n: number): number {
 function isBlank(bytes: Uint8Array): boolean {
   for (const b of bytes) if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return false;
   return true;
+}
+
+/** A copy of bytes from..to (a Buffer's own slice() is a view, not a copy). */
+function copyOf(buf: Uint8Array, from: number, to: number): Uint8Array {
+  return Uint8Array.prototype.slice.call(buf, from, to);
 }
 
 export function concat(parts: readonly Uint8Array[]): Uint8Array {

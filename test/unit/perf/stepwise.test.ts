@@ -78,7 +78,16 @@ function check(bytes: Uint8Array, cuts: number[]): "taken" | "left" {
     at = c;
   }
   chunks.push(bytes.subarray(at));
-  const got = parseStepwise(chunks);
+  // each chunk in one reused buffer, overwritten after it is taken, as the file is read
+  const got = parseStepwise(
+    (function* () {
+      for (const c of chunks) {
+        const scratch = Buffer.from(c);
+        yield scratch;
+        scratch.fill(0x5b); // "[": anything kept from it would no longer parse as it was
+      }
+    })(),
+  );
   const text = Buffer.from(bytes).toString("utf8");
   const fault = prescanJson(text, 256, 100_000);
   let whole: unknown;
