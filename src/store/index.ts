@@ -14,6 +14,7 @@ import { decodeCassette } from "../trace/decode.js";
 import { DEFAULT_MAX_CASSETTE_MB, maxCassetteBytes, tooLargeMessage } from "../trace/limits.js";
 import { parseTrace, parseTraceShared } from "../trace/parse.js";
 import type { SharedValues } from "../trace/share.js";
+import { cassetteText } from "./serialize.js";
 import { removeStaleTemps } from "./staleTemps.js";
 import type { Trace } from "../trace/types.js";
 
@@ -207,9 +208,9 @@ export function loadTraceSharedSync(file: string): { trace: Trace; shared: Share
   return parseTraceShared(readCassetteTextSync(file), file);
 }
 
-/** The JSON text of a cassette: 2-space indent and a trailing newline. */
+/** The JSON text of a cassette (src/store/serialize.ts), with a trailing newline. */
 export function serializeTrace(trace: Trace): string {
-  return `${JSON.stringify(trace, null, 2)}\n`;
+  return cassetteText(trace);
 }
 
 function tempPathFor(file: string): string {

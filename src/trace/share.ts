@@ -64,17 +64,29 @@ interface Input {
  * shape check). Returns the objects that now stand at more than one place.
  */
 export function shareRecordedHistory(steps: readonly unknown[]): SharedValues {
+  const sharer = historySharer();
+  for (const step of steps) sharer.add(step);
+  return sharer.shared;
+}
+
+/**
+ * shareRecordedHistory one step at a time, in order (a cassette parsed step by step:
+ * src/store/stepwise.ts): after the last step, the same objects shared and the same set.
+ */
+export function historySharer(): { add(step: unknown): void; readonly shared: SharedValues } {
   const shared = new Set<object>();
   let prev: Input | undefined;
-  for (const step of steps) {
-    if (step === null || typeof step !== "object" || (step as { type?: unknown }).type !== "model_input") continue;
-    const p = (step as { payload?: unknown }).payload;
-    if (p === null || typeof p !== "object" || Array.isArray(p)) continue;
-    const next = p as Input;
-    if (prev) shareWith(prev, next, shared);
-    prev = next;
-  }
-  return shared;
+  return {
+    shared,
+    add(step) {
+      if (step === null || typeof step !== "object" || (step as { type?: unknown }).type !== "model_input") return;
+      const p = (step as { payload?: unknown }).payload;
+      if (p === null || typeof p !== "object" || Array.isArray(p)) return;
+      const next = p as Input;
+      if (prev) shareWith(prev, next, shared);
+      prev = next;
+    },
+  };
 }
 
 function shareWith(prev: Input, next: Input, shared: Set<object>): void {

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CassetteWriteError, TraceLoadError } from "../../../src/errors.js";
 import { loadTrace, loadTraceSync, MAX_CASSETTE_BYTES, saveTrace, saveTraceSync } from "../../../src/store/index.js";
+import { cassetteText } from "../../../src/store/serialize.js";
 import { TraceBuilder } from "../../../src/trace/builder.js";
 import type { Trace } from "../../../src/trace/types.js";
 
@@ -43,11 +44,13 @@ function thrown(f: () => unknown): Error {
 }
 
 describe("loadTrace / loadTraceSync", () => {
-  it("round-trips what saveTrace wrote: pretty JSON with a trailing newline", async () => {
+  it("round-trips what saveTrace wrote: indented JSON (compact below a payload's fields) with a trailing newline", async () => {
     const file = path.join(dir, "nested", "deeper", "run.json");
     await saveTrace(file, smallTrace());
     const text = fs.readFileSync(file, "utf8");
-    expect(text).toBe(`${JSON.stringify(smallTrace(), null, 2)}\n`);
+    expect(text).toBe(cassetteText(smallTrace()));
+    expect(text.startsWith('{\n  "version": 2,\n')).toBe(true);
+    expect(text.endsWith("}\n")).toBe(true);
     expect(await loadTrace(file)).toEqual(smallTrace());
     expect(loadTraceSync(file)).toEqual(smallTrace());
     expect(leftovers(path.dirname(file))).toEqual([]);
