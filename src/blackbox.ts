@@ -65,9 +65,16 @@ function runFolderOf(options: SessionOptions): string | undefined {
   return namesFolder(p) ? p : undefined;
 }
 
-/** A run of several conversations written into (or replayed from) a folder (docs/conversations.md). */
-export function createRun(options: SessionOptions, ports: SessionPorts = libraryPorts()): RunSession {
-  return new RunSession(options, runPorts(ports), "folder");
+/**
+ * A run of several conversations written into (or replayed from) a folder (docs/conversations.md); `shape`
+ * "file": recorded into a cassette file while it holds one conversation (as the register hook records).
+ */
+export function createRun(
+  options: SessionOptions,
+  ports: SessionPorts = libraryPorts(),
+  shape: "folder" | "file" = "folder",
+): RunSession {
+  return new RunSession(options, runPorts(ports), shape);
 }
 
 /** A session's ports and a run's folder: its index read and written. */

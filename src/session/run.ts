@@ -107,6 +107,11 @@ export class RunSession implements SessionPort {
     return this.primary.engine.active;
   }
 
+  /** The first refusal any conversation met (a divergence, a refused call). */
+  get firstError(): BlackboxError | undefined {
+    return this.firstFailure ?? this.all().find((c) => c.engine.firstError)?.engine.firstError;
+  }
+
   /** The latest reply of the conversation whose model call ended last (an MCP tool's model-facing name is read from it). */
   get lastOutput(): ModelOutput | undefined {
     return (this.lastAnswered ?? this.primary).engine.lastOutput;

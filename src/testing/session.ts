@@ -7,8 +7,9 @@
  * (src/interception/lockdown.ts). The runner's helper knows the test; this file knows none.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { createSession, libraryPorts } from "../blackbox.js";
+import { dirname, join } from "node:path";
+import { createRun, createSession, libraryPorts } from "../blackbox.js";
+import { RUN_INDEX } from "../trace/runIndex.js";
 import { setPlaceholderKeys } from "../config/env.js";
 import { lockDown } from "../interception/lockdown.js";
 import { publicSession } from "../publicSession.js";
@@ -39,7 +40,10 @@ export interface TestSession {
 
 export function testSession(input: TestSessionInput): TestSession {
   const { cassette, command, used } = input;
-  const existed = existsSync(cassette);
+  // a test whose agent held several conversations at once was recorded as the folder of the cassette's name
+  const folder = cassette.replace(/\.json$/i, "") || `${cassette}.run`;
+  const asRun = !existsSync(cassette) && existsSync(join(folder, RUN_INDEX));
+  const existed = existsSync(cassette) || asRun;
   const resolved = resolveAuto(
     { mode: "auto", cassette, record: input.record, match: input.match },
     process.env,
@@ -53,7 +57,14 @@ export function testSession(input: TestSessionInput): TestSession {
   }
   used.add(cassette);
   // the test ends the session, never the process's end: a test cut short writes nothing
-  const engine = createSession(resolved, { ...libraryPorts(), onProcessExit: undefined });
+  const ports = { ...libraryPorts(), onProcessExit: undefined };
+  // a recording is a run (several conversations at once: the folder of the cassette's name), as under the hook
+  const engine =
+    resolved.mode === "record"
+      ? createRun(resolved, ports, "file")
+      : resolved.mode === "replay" && asRun
+        ? createRun({ ...resolved, cassette: `${folder}/` }, ports)
+        : createSession(resolved, ports);
   const replaying = engine.mode === "replay";
   // as the CLI does for the command it replays: the SDKs want a key to build a request, and a replay sends none
   if (replaying) setPlaceholderKeys(process.env);

@@ -234,3 +234,72 @@ test("with blackboxPlugin() in vitest.config.ts, an agent that builds its own cl
   expect(existsSync(toolLog)).toBe(false);
   expect(fake.requests.length).toBe(seen + 2);
 });
+
+test("a test whose agent fans out three sub-agents at once records a run (the folder of the cassette's name), then replays it offline", async () => {
+  // the sub-agents ask at once: a provider that answers each request from what it holds, in any order
+  const fanout = await startFakeProvider({
+    respond: (req) => {
+      const body = req.body as { messages: Array<{ role: string; content: unknown }> };
+      const city = /sunny in (\w+)/.exec(JSON.stringify(body.messages[0]!.content))![1]!;
+      const done = body.messages.length > 1;
+      return {
+        json: anthropicMessage(
+          done ? { text: `Sunny in ${city}.` } : { toolCalls: [{ name: "get_weather", input: { city } }] },
+        ),
+        delayMs: Math.floor(Math.random() * 20),
+      };
+    },
+  });
+  try {
+    writeFileSync(
+      join(project, "fanout.test.ts"),
+      `import Anthropic from "@anthropic-ai/sdk";
+import { expect, test } from "vitest";
+import { useCassette } from "@ardaulas/blackbox/vitest";
+import { runAgent, tools } from "./agent.js";
+
+test("three sub-agents", async () => {
+  const bb = useCassette();
+  const wrapped = bb.tools(tools);
+  const answers = await Promise.all(
+    ["Lisbon", "Porto", "Faro"].map((city) => runAgent(new Anthropic({ fetch: bb.fetch, maxRetries: 0 }), wrapped, \`Is it sunny in \${city}?\`)),
+  );
+  expect(answers).toEqual(["Sunny in Lisbon.", "Sunny in Porto.", "Sunny in Faro."]);
+});
+`,
+    );
+    writeFileSync(
+      join(project, "vitest.fanout.config.ts"),
+      'import { defineConfig } from "vitest/config";\n\nexport default defineConfig({ test: { include: ["fanout.test.ts"] } });\n',
+    );
+    const config = ["--config", "vitest.fanout.config.ts"];
+    const folder = join(project, "__cassettes__", "fanout.test.ts", "three sub-agents");
+    rmSync(toolLog, { force: true });
+    const recorded = await vitest(config, { ANTHROPIC_BASE_URL: fanout.anthropicUrl });
+    expect(out(recorded)).toContain("1 passed");
+    expect(existsSync(`${folder}.json`)).toBe(false);
+    expect(existsSync(join(folder, "run.json"))).toBe(true);
+    expect(readFileSync(toolLog, "utf8").trim().split("\n").sort()).toEqual([
+      "get_weather Faro",
+      "get_weather Lisbon",
+      "get_weather Porto",
+    ]);
+    for (const n of ["01", "02", "03"])
+      expect(readCassette(join(folder, `conversation-${n}.json`)).steps).toHaveLength(7);
+
+    rmSync(toolLog);
+    const seen = fanout.requests.length;
+    const replayed = await vitest(
+      config,
+      { CI: "1", ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: fanout.anthropicUrl },
+      true,
+    );
+    expect(out(replayed)).toContain("1 passed");
+    expect(existsSync(toolLog)).toBe(false);
+    expect(fanout.requests.length).toBe(seen);
+  } finally {
+    await fanout.close();
+    rmSync(join(project, "fanout.test.ts"), { force: true });
+    rmSync(join(project, "vitest.fanout.config.ts"), { force: true });
+  }
+});
