@@ -12,6 +12,9 @@
 import { statSync } from "node:fs";
 import { saveTraceSync } from "../dist/store/index.js";
 import { TraceBuilder } from "../dist/trace/builder.js";
+import { cassetteText } from "../dist/store/serialize.js";
+
+const EMPTY = cassetteText({ steps: [] }).length;
 
 const WORDS =
   "the agent reads a file and writes a patch for every module in the tree while tests run again after each change so the build stays green and the review is short".split(
@@ -63,15 +66,12 @@ export function bigTrace(bytes, id = "big") {
   const add = (type, payload, ms) => {
     now += ms;
     b.append(type, payload, now);
-    // the step as saveTrace writes it: indented two levels deeper (4 spaces a line), then ",\n"
-    const json = JSON.stringify(b.last, null, 2);
-    let lines = 1;
-    for (let at = json.indexOf("\n"); at !== -1; at = json.indexOf("\n", at + 1)) lines++;
-    size += json.length + 4 * lines + 2;
+    // the step as saveTrace writes it (src/store/serialize.ts), with the separator after it
+    size += cassetteText({ steps: [b.last] }).length - EMPTY + 2;
   };
   // the rounds before the middle one, so that the needle lands half-way
   let needleAt = -1;
-  for (let round = 0; size < bytes; round++) {
+  for (let round = 0; size < bytes * 1.005; round++) {
     const callId = `call-${round}`;
     const path = `src/module-${round % 400}/file-${round}.ts`;
     add(
