@@ -27,8 +27,8 @@ import * as refusals from "./refusals.js";
 import { exitOutcome, outcomeOf } from "./outcome.js";
 import { ProviderRoutes } from "./routes.js";
 import { refusedReply, servedReply } from "./served.js";
-import { wrapTool, wrapTools } from "./tools.js";
-import { strictToolsOf, whyNoToolWrapped } from "./unseen.js";
+import { ToolWraps } from "./tools.js";
+import { strictToolsOf } from "./unseen.js";
 import { telemetryAnswer } from "./telemetry.js";
 import type {
   AnyFn,
@@ -72,8 +72,8 @@ export class SessionEngine implements SessionPort, EngineContext {
   thinkingSeen = false;
   readonly strictTools: boolean;
   readonly mcpLive: string | undefined;
-  /** How many tools this session wrapped (bb.tools, bb.tool, the config's hooks). */
-  private toolsWrapped = 0;
+  /** The tools this session wrapped (bb.tools, bb.tool, the config's hooks). */
+  private readonly wraps = new ToolWraps(this, () => this.ports.toolsConfig);
 
   private readonly strategy: SessionMode;
   private readonly conversations = new Conversations();
@@ -332,20 +332,15 @@ export class SessionEngine implements SessionPort, EngineContext {
   // --- tools --------------------------------------------------------------------
 
   tools<T extends Record<string, AnyFn>>(tools: T): WrappedTools<T> {
-    const wrapped = wrapTools(this, tools);
-    this.toolsWrapped += Object.keys(tools).length;
-    return wrapped;
+    return this.wraps.tools(tools);
   }
 
   tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F> {
-    const wrapped = wrapTool(this, name, fn, "bb.tool()");
-    this.toolsWrapped++;
-    return wrapped;
+    return this.wraps.tool(name, fn);
   }
 
   unwrappedTools(): string | undefined {
-    if (this.runUnwrapped) return this.runUnwrapped();
-    return this.toolsWrapped > 0 ? undefined : whyNoToolWrapped(this.ports.toolsConfig);
+    return this.runUnwrapped ? this.runUnwrapped() : this.wraps.unwrapped();
   }
 
   /**

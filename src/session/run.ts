@@ -22,7 +22,7 @@ import { checkOptions, checkRedactRules, sessionModeOf } from "./options.js";
 import * as refusals from "./refusals.js";
 import { ProviderRoutes } from "./routes.js";
 import { RunRoutes, type Conversation } from "./runRoutes.js";
-import { wrapTool, wrapTools } from "./tools.js";
+import { ToolWraps } from "./tools.js";
 import type {
   AnyFn,
   ExitInfo,
@@ -36,7 +36,6 @@ import type {
   WrappedTool,
   WrappedTools,
 } from "./types.js";
-import { whyNoToolWrapped } from "./unseen.js";
 
 /** How far apart the conversations' replayed reply numbers start (`bbx_msg-<n>`): one conversation's never reach another's. */
 const SEQ_SPAN = 1_000_000;
@@ -68,7 +67,8 @@ export class RunSession implements SessionPort {
   private readonly endOfRun: Array<() => void> = [];
   private readonly installed: Array<() => void> = [];
   private readonly createdAt: number;
-  private toolsWrapped = 0;
+  /** The tools the run wrapped: its conversations' engines ask it why none is. */
+  private readonly wraps = new ToolWraps(this, () => this.ports.toolsConfig);
   private finished = false;
   /** The first refusal a conversation met (a divergence): what the run's end reports, before any later check. */
   private firstFailure: BlackboxError | undefined;
@@ -257,19 +257,15 @@ export class RunSession implements SessionPort {
   }
 
   tools<T extends Record<string, AnyFn>>(tools: T): WrappedTools<T> {
-    const wrapped = wrapTools(this, tools);
-    this.toolsWrapped += Object.keys(tools).length;
-    return wrapped;
+    return this.wraps.tools(tools);
   }
 
   tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F> {
-    const wrapped = wrapTool(this, name, fn, "bb.tool()");
-    this.toolsWrapped++;
-    return wrapped;
+    return this.wraps.tool(name, fn);
   }
 
   unwrappedTools(): string | undefined {
-    return this.toolsWrapped > 0 ? undefined : whyNoToolWrapped(this.ports.toolsConfig);
+    return this.wraps.unwrapped();
   }
 
   startTool(name: string, args: unknown[], run: () => unknown): Promise<unknown> {

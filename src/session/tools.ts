@@ -5,6 +5,7 @@
  */
 import { CALL_FROM } from "../globals.js";
 import { checkToolName } from "./options.js";
+import { whyNoToolWrapped } from "./unseen.js";
 import type { AnyFn, Mode, WrappedTool, WrappedTools } from "./types.js";
 
 /** What a wrapped tool calls: the engine (the order of calls checked, then the mode answers). */
@@ -55,5 +56,35 @@ async function call(host: ToolHost, name: string, args: unknown[], run: () => un
     // ours (a refusal, arguments with no JSON form): the agent's frames
     if (err instanceof Error) Error.captureStackTrace(err, entry);
     throw err;
+  }
+}
+
+/**
+ * The tools a session (or a run) wrapped, counted: with none, a replay says why no tool is wrapped (no config was
+ * found) instead of blaming the agent.
+ */
+export class ToolWraps {
+  private count = 0;
+
+  constructor(
+    private readonly host: ToolHost,
+    private readonly config: () => { file: string | undefined; cwd: string } | undefined,
+  ) {}
+
+  tools<T extends Record<string, AnyFn>>(tools: T): WrappedTools<T> {
+    const wrapped = wrapTools(this.host, tools);
+    this.count += Object.keys(tools).length;
+    return wrapped;
+  }
+
+  tool<F extends AnyFn>(name: string, fn: F): WrappedTool<F> {
+    const wrapped = wrapTool(this.host, name, fn, "bb.tool()");
+    this.count++;
+    return wrapped;
+  }
+
+  /** Why no tool is wrapped, when none is; else undefined. */
+  unwrapped(): string | undefined {
+    return this.count > 0 ? undefined : whyNoToolWrapped(this.config());
   }
 }
