@@ -15,7 +15,7 @@ import { performance } from "node:perf_hooks";
 import { MockAgent, setGlobalDispatcher } from "undici";
 import { blackbox } from "../dist/index.js";
 import { createSession, publicSession } from "../dist/blackbox.js";
-import { cpuMs, f2, forecast, mean, median, TURNS } from "./loop.mjs";
+import { TURNS, cpuMs, f2, forecast, interleavedRounds, mean, median } from "./loop.mjs";
 
 const { GoogleGenAI } =
   await import("../test/fixtures/sdk-versions/gemini/node_modules/@google/genai/dist/node/index.mjs");
@@ -116,25 +116,9 @@ const variants = {
   },
 };
 
-const around = (xs, at) => mean(xs.slice(Math.max(0, at - 5), at + 5));
 const LATE = TURNS - 5;
-async function measure(name) {
-  const { wall, cpu } = await variants[name]();
-  return { wall: mean(wall), cpu: mean(cpu), early: around(cpu, 10), late: around(cpu, LATE) };
-}
-
-const names = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : Object.keys(variants);
-for (const n of names)
-  if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use ${Object.keys(variants)}`);
-for (const name of names) await variants[name](); // warm-up, not counted
-const results = Object.fromEntries(names.map((n) => [n, []]));
-for (let round = 0; round < ROUNDS; round++) {
-  const order = names.map((_, i) => names[(i + round) % names.length]);
-  for (const name of order) results[name].push(await measure(name));
-}
+const { names, med } = await interleavedRounds(variants, ROUNDS, TURNS);
 rmSync(dir, { recursive: true, force: true });
-
-const med = (name, field) => median(results[name].map((r) => r[field]));
 console.log(
   `replay per model call: ${TURNS + 1} generateContent calls (${TURNS}-turn tool loop), @google/genai, node ${process.version}, ${ROUNDS} interleaved rounds`,
 );
@@ -145,7 +129,7 @@ for (const name of names)
     `${name.padEnd(8)} ${f2(med(name, "wall")).padEnd(6)} ${f2(med(name, "cpu")).padEnd(6)} ${f2(med(name, "early")).padEnd(12)} ${f2(med(name, "late"))}`,
   );
 if (stats) console.log(`bb paths (last run): ${JSON.stringify(stats)}`);
-if (results.bb && results.floor) {
+if (names.includes("bb") && names.includes("floor")) {
   const ratio = med("bb", "cpu") / med("floor", "cpu");
   console.log(`bb/floor CPU ${f2(ratio)}x (target <= 1.25: ${ratio <= 1.25 ? "ok" : "MISSED"})`);
 }

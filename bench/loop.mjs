@@ -147,3 +147,27 @@ export const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 export const mean = (xs) => sum(xs) / xs.length;
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export const f2 = (x) => x.toFixed(2);
+
+/**
+ * The per-call benchmarks' rounds: each variant (a function returning per-call `{ wall, cpu }` lists) once to
+ * warm up, then `rounds` rounds, each running every variant in an order that rotates; BENCH_ONLY=a,b picks
+ * variants. Returns the names run and `med(name, field)`: the median over the rounds of a variant's mean per
+ * call (`wall`, `cpu`) or of its CPU around call 10 (`early`) and call turns - 5 (`late`).
+ */
+export async function interleavedRounds(variants, rounds, turns) {
+  const around = (xs, at) => mean(xs.slice(Math.max(0, at - 5), at + 5));
+  const measure = async (name) => {
+    const { wall, cpu } = await variants[name]();
+    return { wall: mean(wall), cpu: mean(cpu), early: around(cpu, 10), late: around(cpu, turns - 5) };
+  };
+  const names = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : Object.keys(variants);
+  for (const n of names)
+    if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use ${Object.keys(variants)}`);
+  for (const name of names) await variants[name](); // warm-up, not counted
+  const results = Object.fromEntries(names.map((n) => [n, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    for (const name of order) results[name].push(await measure(name));
+  }
+  return { names, med: (name, field) => median(results[name].map((r) => r[field])) };
+}

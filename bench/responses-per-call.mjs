@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { MockAgent, setGlobalDispatcher } from "undici";
 import { blackbox } from "../dist/index.js";
 import { createSession, publicSession } from "../dist/blackbox.js";
-import { cpuMs, f2, forecast, mean, median, TURNS } from "./loop.mjs";
+import { TURNS, cpuMs, f2, forecast, interleavedRounds, mean, median } from "./loop.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const API_KEY = "sk-bench-responses-0000000000";
@@ -151,25 +151,9 @@ const floor = (chained) => async () => {
 };
 const variants = { bb: replay(false), floor: floor(false), "bb-chained": replay(true), "floor-chained": floor(true) };
 
-const around = (xs, at) => mean(xs.slice(Math.max(0, at - 5), at + 5));
 const LATE = TURNS - 5;
-async function measure(name) {
-  const { wall, cpu } = await variants[name]();
-  return { wall: mean(wall), cpu: mean(cpu), early: around(cpu, 10), late: around(cpu, LATE) };
-}
-
-const names = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : Object.keys(variants);
-for (const n of names)
-  if (!variants[n]) throw new Error(`BENCH_ONLY: unknown variant "${n}"; use ${Object.keys(variants)}`);
-for (const name of names) await variants[name](); // warm-up, not counted
-const results = Object.fromEntries(names.map((n) => [n, []]));
-for (let round = 0; round < ROUNDS; round++) {
-  const order = names.map((_, i) => names[(i + round) % names.length]);
-  for (const name of order) results[name].push(await measure(name));
-}
+const { names, med } = await interleavedRounds(variants, ROUNDS, TURNS);
 rmSync(dir, { recursive: true, force: true });
-
-const med = (name, field) => median(results[name].map((r) => r[field]));
 console.log(
   `replay per model call: ${TURNS + 1} responses.create calls (${TURNS}-turn tool loop), openai SDK, node ${process.version}, ${ROUNDS} interleaved rounds`,
 );
@@ -184,7 +168,7 @@ for (const [bb, fl] of [
   ["bb", "floor"],
   ["bb-chained", "floor-chained"],
 ]) {
-  if (!results[bb] || !results[fl]) continue;
+  if (!names.includes(bb) || !names.includes(fl)) continue;
   const ratio = med(bb, "cpu") / med(fl, "cpu");
   console.log(`${bb}/${fl} CPU ${f2(ratio)}x (target <= 1.25: ${ratio <= 1.25 ? "ok" : "MISSED"})`);
 }
