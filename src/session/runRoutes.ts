@@ -53,6 +53,8 @@ export interface Conversation {
   written: Trace | undefined;
   /** Replay: the key its recording's next request is filed under (inputKey). */
   nextKey?: string;
+  /** The keys its last reply's tool calls are filed under (toolKey). */
+  toolKeys?: string[];
   /** The reply whose ids the routes indexed last. */
   indexed?: ModelOutput;
   /** Record, a run of several: its cassette and the keys it must not hold, written when the whole run is. */
@@ -98,6 +100,8 @@ export class RunRoutes {
   private readonly byNext = new Map<string, Set<Conversation>>();
   /** Record: conversations that asked for a tool alike in their current round (reconcile). */
   private readonly alike = new Set<Conversation>();
+  /** A tool call a reply asked for (toolKey) -> the conversations whose last reply asked for it. */
+  private readonly byTool = new Map<string, Set<Conversation>>();
   /** A reply's tool-call wire id -> the conversation it was given in (a next request names it near its end). */
   private readonly byWire = new Map<string, Conversation>();
 
@@ -208,15 +212,28 @@ export class RunRoutes {
     const out = ok ? c.engine.lastOutput : undefined;
     if (out && out !== c.indexed) {
       c.indexed = out;
+      for (const key of c.toolKeys ?? []) this.byTool.get(key)?.delete(c);
+      c.toolKeys = [];
       for (const call of toolCallsOf(out)) {
         const wire = c.engine.ids.wireOf(call.toolCallId);
         if (wire !== undefined) this.byWire.set(wire, c);
+        const key = toolKey(call.toolName, call.toolInput);
+        let set = this.byTool.get(key);
+        if (!set) this.byTool.set(key, (set = new Set()));
+        set.add(c);
+        c.toolKeys.push(key);
       }
     }
   }
 
   /** The conversation a wrapped tool call belongs to. */
   toolCall(name: string, input: JsonValue, make: (n: number, toldApart: string) => Conversation): Conversation {
+    // the conversations whose last reply asked for it with these arguments, found by them (O(1)); else a scan
+    const keyed = this.byTool.get(toolKey(name, input));
+    if (keyed && keyed.size > 0) {
+      const alike = [...keyed].filter((c) => c.engine.expectsTool(name, input) === "args").sort((a, b) => a.n - b.n);
+      if (alike.length > 0) return this.takeTool(alike);
+    }
     let byName: Conversation | undefined;
     let named = 0;
     const alike: Conversation[] = [];
@@ -228,12 +245,7 @@ export class RunRoutes {
         named++;
       }
     }
-    if (alike.length > 0) {
-      // alike conversations asked for it alike: the first takes it; in record, whose result it was shows in
-      // the request that carries it back (reconcile)
-      if (alike.length > 1) for (const c of alike) this.alike.add(c);
-      return alike[0]!;
-    }
+    if (alike.length > 0) return this.takeTool(alike);
     if (named === 1) return byName!;
     if (this.started.length === 1 && named === 0) return this.started[0]!; // as in a run of one: a tool no reply asked for
     if (this.started.length === 0) return this.any(make); // a tool before any model call
@@ -245,6 +257,15 @@ export class RunRoutes {
           : "no conversation's last reply asked for it"
       }: Blackbox cannot tell which conversation it belongs to. Call a tool the model asked for with the model's input as its argument (bb.tools(), a framework's tool), or give each conversation a session of its own (docs/conversations.md).`,
     );
+  }
+
+  /**
+   * Of the conversations that asked for a tool call alike, the first takes it; in record, whose result it was shows
+   * in the request that carries it back (reconcile).
+   */
+  private takeTool(alike: Conversation[]): Conversation {
+    if (alike.length > 1) for (const c of alike) this.alike.add(c);
+    return alike[0]!;
   }
 
   private take(c: Conversation, text: string | undefined, body: Obj | undefined, member: string): Routed {
@@ -368,6 +389,11 @@ export class RunRoutes {
     }
     return best;
   }
+}
+
+/** What a tool call is looked up by: its name and arguments, as JSON. */
+function toolKey(name: string, input: unknown): string {
+  return `${name}\u0000${JSON.stringify(input ?? null)}`;
 }
 
 /** What a request is looked up by among the recordings' next requests: its last message, and how many it holds. */
