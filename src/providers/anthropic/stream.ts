@@ -9,7 +9,7 @@ import type { JsonValue, ModelOutput } from "../../trace/types.js";
 import { buildResponse, parseResponse } from "./response.js";
 import type { ToolCallIds } from "../shared/ids.js";
 import { refuse } from "../shared/wire.js";
-import { SseParser, formatSse, type SseEvent } from "../shared/sse.js";
+import { formatSse, type SseEvent, sseAssembler } from "../shared/sse.js";
 import type { ParsedModelRequest, StreamAssembler } from "../types.js";
 
 type Obj = Record<string, unknown>;
@@ -144,22 +144,7 @@ export class AnthropicMessageFolder {
 }
 
 export function createAssembler(ids: ToolCallIds): StreamAssembler {
-  const parser = new SseParser();
-  const folder = new AnthropicMessageFolder();
-  let folded: Obj | undefined;
-  return {
-    push(chunk) {
-      for (const ev of parser.push(chunk)) folder.event(ev);
-    },
-    complete: () => folder.complete,
-    failed: () => folder.problem !== undefined,
-    finish() {
-      for (const ev of parser.end()) folder.event(ev);
-      folded = folder.body();
-      return parseResponse(folded, ids);
-    },
-    reply: () => folded,
-  };
+  return sseAssembler(new AnthropicMessageFolder(), (body) => parseResponse(body as Obj, ids));
 }
 
 /** The SSE text of a Message body, as the API streams it (one delta per block). */

@@ -9,7 +9,7 @@
  */
 import type { ModelOutput } from "../../trace/types.js";
 import type { ToolCallIds } from "../shared/ids.js";
-import { SseParser, formatSse, type SseEvent } from "../shared/sse.js";
+import { formatSse, type SseEvent, sseAssembler } from "../shared/sse.js";
 import type { ParsedModelRequest, StreamAdapter, StreamAssembler } from "../types.js";
 import { isObj, refuse, type Obj } from "../shared/wire.js";
 import { buildGeminiResponse, parseGeminiResponse } from "./response.js";
@@ -95,22 +95,7 @@ export class GeminiChunkFolder {
 }
 
 export function createAssembler(ids: ToolCallIds): StreamAssembler {
-  const parser = new SseParser();
-  const folder = new GeminiChunkFolder();
-  let folded: unknown;
-  return {
-    push(chunk) {
-      for (const ev of parser.push(chunk)) folder.event(ev);
-    },
-    complete: () => folder.complete,
-    failed: () => folder.problem !== undefined,
-    finish() {
-      for (const ev of parser.end()) folder.event(ev);
-      folded = folder.body();
-      return parseGeminiResponse(folded, ids);
-    },
-    reply: () => folded,
-  };
+  return sseAssembler(new GeminiChunkFolder(), (body) => parseGeminiResponse(body as Obj, ids));
 }
 
 /** The SSE text of a GenerateContentResponse, as the API streams it: a chunk a part, the finishReason last. */

@@ -14,7 +14,7 @@
  */
 import type { ModelOutput } from "../../trace/types.js";
 import type { ToolCallIds } from "../shared/ids.js";
-import { SseParser, formatSse, type SseEvent } from "../shared/sse.js";
+import { formatSse, type SseEvent, sseAssembler } from "../shared/sse.js";
 import type { ParsedModelRequest, StreamAdapter, StreamAssembler } from "../types.js";
 import { isObj, refuse, type Obj } from "../shared/wire.js";
 import { buildResponsesResponse, parseResponsesResponse } from "./response.js";
@@ -155,23 +155,7 @@ export class ResponsesEventFolder {
 }
 
 export function createAssembler(ids: ToolCallIds): StreamAssembler {
-  const parser = new SseParser();
-  const folder = new ResponsesEventFolder();
-  let folded: unknown;
-  return {
-    push(chunk) {
-      for (const ev of parser.push(chunk)) folder.event(ev);
-    },
-    complete: () => folder.complete,
-    failed: () => folder.problem !== undefined,
-    finish() {
-      // the final event is the last one the API sends: nothing after it is waited for
-      for (const ev of parser.end()) folder.event(ev);
-      folded = folder.body();
-      return parseResponsesResponse(folded, ids);
-    },
-    reply: () => folded,
-  };
+  return sseAssembler(new ResponsesEventFolder(), (body) => parseResponsesResponse(body as Obj, ids));
 }
 
 /** The SSE text of a Response body, as the API streams it: every event named and numbered from 0. */

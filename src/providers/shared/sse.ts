@@ -6,6 +6,8 @@
  * blank line dispatches. An event not closed by a blank line when the stream ends
  * is dropped, as the SDKs drop it. Pure: no I/O.
  */
+import type { ModelOutput } from "../../trace/types.js";
+import type { StreamAssembler } from "../types.js";
 
 export interface SseEvent {
   event?: string;
@@ -116,4 +118,37 @@ export function formatSse(ev: SseEvent): string {
       .join("") +
     "\n"
   );
+}
+
+/** A provider's folder of stream events into the reply body the non-streamed call returns. */
+export interface EventFolder {
+  event(ev: SseEvent): void;
+  /** The final event came, with nothing wrong so far. */
+  readonly complete: boolean;
+  /** The first problem seen (finish() reports it), if any. */
+  readonly problem: string | undefined;
+  body(): unknown;
+}
+
+/**
+ * The stream assembler of an SSE provider: bytes parsed into events and folded into the reply body, which `parse`
+ * reads into the neutral output at the end, as the non-streamed reply would be.
+ */
+export function sseAssembler(folder: EventFolder, parse: (body: unknown) => ModelOutput): StreamAssembler {
+  const parser = new SseParser();
+  let folded: unknown;
+  return {
+    push(chunk) {
+      for (const ev of parser.push(chunk)) folder.event(ev);
+    },
+    complete: () => folder.complete,
+    failed: () => folder.problem !== undefined,
+    finish() {
+      // the final event is the last one a provider sends: nothing after it is waited for
+      for (const ev of parser.end()) folder.event(ev);
+      folded = folder.body();
+      return parse(folded);
+    },
+    reply: () => folded,
+  };
 }
