@@ -5,7 +5,6 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { loadRunSync } from "../store/run.js";
 import { RUN_INDEX, type RunIndex } from "../trace/runIndex.js";
 import type { Trace } from "../trace/types.js";
 import type { RunSummary } from "./schemas.js";
@@ -20,15 +19,9 @@ export function isRunFolder(p: string): boolean {
   }
 }
 
-/** Where a recording given the cassette file `out` is written when it holds several conversations. */
-export function runFolderFor(out: string): string {
-  return out.replace(/\.json$/i, "") || `${out}.run`;
-}
-
+export { runFolderOf as runFolderFor } from "../trace/runIndex.js";
 /** A run's conversations, each verified, in the order they started (a TraceLoadError says what is wrong). */
-export function loadRun(folder: string): { index: RunIndex; traces: Trace[] } {
-  return loadRunSync(folder);
-}
+export { loadRunSync as loadRun } from "../store/run.js";
 
 /** The run summary of a run: its conversations' counts added up, the first conversation's outcome. */
 export function runFolderSummary(index: RunIndex, traces: Trace[]): RunSummary {

@@ -4,9 +4,11 @@
  * the first error, the run's end) and hands each model and tool call to its mode
  * (src/session/modes/). Its side effects come in as ports (SessionPorts).
  *
- * Longer than the house's ~300 lines on purpose: it is the one place that sees every call's
+ * Longer than the house's ~300 lines (~440) on purpose: it is the one place that sees every call's
  * order (a stream still open, a tool still running, the first refusal, the run's end), and
- * each check reads the same few fields. The modes, the recorder, the replayer, the live call,
+ * each check reads the same few fields; the few accessors a run reads to route its calls
+ * (src/session/run.ts: busy, expectsTool, holdsChain, nextRecordedInput) ask the mode, whose
+ * state this class holds, so they stay with it. The modes, the recorder, the replayer, the live call,
  * the tool wrappers and the refusal texts live in files of their own.
  */
 import { createRedactor, type Redactor } from "../redact/index.js";

@@ -14,7 +14,7 @@
 import { BlackboxError, SessionError } from "../errors.js";
 import { providers } from "../providers/index.js";
 import type { ProviderName, WireRequest } from "../providers/types.js";
-import { conversationFile, runIndexOf, type RunIndex } from "../trace/runIndex.js";
+import { conversationFile, runFolderOf, runIndexOf, type RunIndex } from "../trace/runIndex.js";
 import type { ModelOutput, Trace } from "../trace/types.js";
 import { SessionEngine } from "./engine.js";
 import { argsToJson } from "./json.js";
@@ -90,7 +90,7 @@ export class RunSession implements SessionPort {
         "a run of several conversations cannot be forked as a whole yet: fork one of its cassettes (blackbox fork runs/NAME/conversation-NN.json --at N), or record it again.",
       );
     this.given = (this.mode === "replay" ? options.cassette : options.out) ?? "";
-    this.folder = shape === "folder" ? this.given : this.given.replace(/\.json$/i, "") || `${this.given}.run`;
+    this.folder = shape === "folder" ? this.given : runFolderOf(this.given);
     this.routes = new ProviderRoutes(options.providers, ports.env);
     this.createdAt = (options.now ?? Date.now)();
     this.table = new RunRoutes(this.mode, checkRedactRules(options.redact), ports.env);

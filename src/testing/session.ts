@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRun, createSession, libraryPorts } from "../blackbox.js";
-import { RUN_INDEX } from "../trace/runIndex.js";
+import { RUN_INDEX, runFolderOf } from "../trace/runIndex.js";
 import { setPlaceholderKeys } from "../config/env.js";
 import { lockDown } from "../interception/lockdown.js";
 import { publicSession } from "../publicSession.js";
@@ -41,7 +41,7 @@ export interface TestSession {
 export function testSession(input: TestSessionInput): TestSession {
   const { cassette, command, used } = input;
   // a test whose agent held several conversations at once was recorded as the folder of the cassette's name
-  const folder = cassette.replace(/\.json$/i, "") || `${cassette}.run`;
+  const folder = runFolderOf(cassette);
   const asRun = !existsSync(cassette) && existsSync(join(folder, RUN_INDEX));
   const existed = existsSync(cassette) || asRun;
   const resolved = resolveAuto(

@@ -36,6 +36,11 @@ export interface RunIndex {
   hash: string;
 }
 
+/** The folder a recording given the cassette file `file` is written into when it holds several conversations. */
+export function runFolderOf(file: string): string {
+  return file.replace(/\.json$/i, "") || `${file}.run`;
+}
+
 /** The cassette of conversation `n` (1-based) in a run folder. */
 export function conversationFile(n: number): string {
   return `conversation-${String(n).padStart(2, "0")}.json`;
